@@ -6,4 +6,33 @@
 // Everything here is generic over the stored type T, which must satisfy
 // [Object]. Objects handed out by a store are shared with every other reader
 // and must not be mutated; copy them first.
+//
+// # Stores
+//
+// [NewIndexer] is the one constructor for stores: a plain [Store] is an
+// [Indexer] without indexes. It computes keys with a [KeyFunc]
+// ([MetaNamespaceKey] by default, [NameKey] for cluster-scoped objects) over
+// a [ThreadSafeStore], which holds objects by key and keeps every index
+// current on each write. [ExpirationStore] forgets objects after a TTL (or
+// any [ExpirationPolicy]) on an injectable clock; [UndeltaStore] pushes its
+// whole content to a function after every change.
+//
+// # Queues
+//
+// [DeltaFIFO] records every change to an object as a [Delta] (Added,
+// Updated, Deleted, Replaced, Sync) and hands the [Deltas] of one key at a
+// time to a process function; its doc comment lists the rules it keeps.
+// [FIFO] keeps only the latest state of each object. Both serialize Pop,
+// honour context cancellation and Close, re-queue an item whose process
+// function returns an error wrapping [ErrRequeue], and report [HasSynced]
+// once the first relist has been processed.
+//
+// # Errors
+//
+// Bad input is an error, never a panic, and leaves the store or queue as it
+// was: a nil object or an empty name ([ErrInvalidObject]), a key function's
+// error (wrapped), an object outside a store's namespace
+// ([ErrWrongNamespace], [*NamespaceError]), an index function's error
+// ([ErrIndexFunc], [*IndexFuncError]). Malformed keys give a [*KeyError]
+// matching [ErrInvalidKey].
 package cache

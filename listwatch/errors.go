@@ -20,7 +20,36 @@ var (
 	// ErrStreamingListUnsupported: the source cannot serve a list as a
 	// watch stream (Options.SendInitialEvents); use a plain list instead.
 	ErrStreamingListUnsupported = errors.New("streaming list not supported")
+	// ErrWrongType: the stream carried an object the source could not turn
+	// into T. Watch.Next reports it as a *DecodeError; the stream stays
+	// usable and the caller may call Next again.
+	ErrWrongType = errors.New("object of the wrong type")
 )
+
+// DecodeError is what Watch.Next returns for one event whose object could
+// not be decoded into T. It matches ErrWrongType with errors.Is. Unlike
+// every other error from Next, it does not end the stream: the offending
+// event is lost, the next call to Next reads the event after it.
+type DecodeError struct {
+	// Type is the event's type as the source read it.
+	Type EventType
+	// Got describes what the event carried (a Go type or API kind).
+	Got string
+	// Err is the decoder's error, if any.
+	Err error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s event carried %s: %v: %v", e.Type, e.Got, ErrWrongType, e.Err)
+	}
+	return fmt.Sprintf("%s event carried %s: %v", e.Type, e.Got, ErrWrongType)
+}
+
+// Is reports whether target is ErrWrongType.
+func (e *DecodeError) Is(target error) bool { return target == ErrWrongType }
+
+func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Phase names the step of list-and-watch that failed.
 type Phase string
@@ -29,6 +58,9 @@ const (
 	PhaseList        Phase = "list"
 	PhaseWatchStart  Phase = "watch start"
 	PhaseWatchStream Phase = "watch stream"
+	// PhaseResync is the periodic resync of a store, which never talks to
+	// the server; only the store can fail it.
+	PhaseResync Phase = "resync"
 )
 
 // PhaseError is an error tagged with the phase it happened in.

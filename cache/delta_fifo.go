@@ -1,0 +1,384 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// DeltaFIFOOptions configures NewDeltaFIFO. The zero value is a queue keyed
+// by MetaNamespaceKey with no known objects, emitting Replaced on Replace.
+type DeltaFIFOOptions[T Object] struct {
+	// KeyFunc computes the key of each object. Default MetaNamespaceKey.
+	KeyFunc KeyFunc[T]
+	// KnownObjects lists the objects already processed downstream
+	// (normally the informer's Indexer). It lets Replace infer deletions
+	// of objects no longer queued, Delete recognise known objects, and
+	// Resync re-deliver them. May be nil.
+	KnownObjects KeyLister[T]
+	// ReplaceEmitsSync makes Replace queue Sync deltas for the listed
+	// objects instead of Replaced.
+	ReplaceEmitsSync bool
+	// Transform, when set, is applied to every object given to Add, Update,
+	// Delete and Replace before it is keyed and queued (objects read back
+	// from KnownObjects or from the queue have been transformed already).
+	// An error rejects the write: it is returned and the queue is
+	// unchanged. It must not mutate its argument in a way other holders of
+	// that object could see.
+	Transform func(T) (T, error)
+}
+
+// DeltaFIFO is the queue between a reflector and the code that applies its
+// changes: a first-in first-out queue of keys, each with the Deltas that
+// arrived for it since it was last popped.
+//
+// Rules. Deltas for a key are kept in arrival order, and a key keeps its
+// place in the queue while more deltas arrive for it. Two consecutive
+// Deleted deltas collapse into one, keeping the one whose final state is
+// known. Delete of a key that is neither queued, being processed, nor in
+// KnownObjects is dropped (the deletion was already reported). Replace
+// queues a Replaced (or Sync) delta per listed object, then a Deleted delta
+// with StateUnknown for every key that is known but missing from the list —
+// known meaning queued, being processed, or in KnownObjects — carrying the
+// newest state known: the newest queued delta's object, else the one being
+// processed, else KnownObjects' object. Keys newly queued by those inferred
+// deletions (and by Resync) enter the queue in no particular order. Resync
+// queues a Sync delta for every KnownObjects object whose key is neither
+// queued nor being processed.
+//
+// Concurrency. Every method is safe for concurrent use. Pop calls are
+// serialized: one key is processed at a time, and process runs without the
+// queue's lock held, so writers are not blocked by processing. The key
+// being processed counts as known with the state its deltas lead to, which
+// keeps Replace, Delete and Resync correct while process is still applying
+// them downstream. Lock order: the queue's lock, then KnownObjects' own;
+// KnownObjects must not call back into the queue.
+//
+// Objects in deltas are shared; they must not be mutated. The zero
+// DeltaFIFO is not usable: create one with NewDeltaFIFO. HasSynced, Close
+// and IsClosed are documented on the queue state it embeds.
+type DeltaFIFO[T Object] struct {
+	// Set by NewDeltaFIFO, then read-only.
+	keyFunc     KeyFunc[T]
+	known       KeyLister[T]
+	replaceType DeltaType
+	transform   func(T) (T, error)
+
+	queueState // mu guards the fields below
+
+	// items holds the deltas of every queued key; queue orders the keys.
+	// A key is in queue exactly when it is in items.
+	items map[string]fifoEntry[T]
+	queue keyQueue
+	// While a Pop processes (queueState.popping), inflight holds the
+	// deltas it popped under inflightKey.
+	inflightKey string
+	inflight    Deltas[T]
+}
+
+type fifoEntry[T Object] struct {
+	deltas Deltas[T]
+	// initial marks an entry queued by the first Replace.
+	initial bool
+}
+
+// NewDeltaFIFO returns an empty, open DeltaFIFO.
+func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
+	f := &DeltaFIFO[T]{
+		keyFunc:     opts.KeyFunc,
+		known:       opts.KnownObjects,
+		replaceType: Replaced,
+		transform:   opts.Transform,
+		queueState:  newQueueState(),
+		items:       make(map[string]fifoEntry[T]),
+	}
+	if f.keyFunc == nil {
+		f.keyFunc = MetaNamespaceKey[T]
+	}
+	if opts.ReplaceEmitsSync {
+		f.replaceType = Sync
+	}
+	return f
+}
+
+// KeyOf returns the key obj is queued under.
+func (f *DeltaFIFO[T]) KeyOf(obj T) (string, error) {
+	if isNil(obj) {
+		return "", fmt.Errorf("cache: %w: nil %T", ErrInvalidObject, obj)
+	}
+	key, err := f.keyFunc(obj)
+	if err != nil {
+		return "", keyFuncError("key of", err)
+	}
+	return key, nil
+}
+
+// prepare transforms and keys an object given to a write.
+func (f *DeltaFIFO[T]) prepare(op string, obj T) (T, string, error) {
+	if isNil(obj) {
+		return obj, "", fmt.Errorf("cache: %s: %w: nil %T", op, ErrInvalidObject, obj)
+	}
+	if f.transform != nil {
+		t, err := f.transform(obj)
+		if err != nil {
+			return obj, "", fmt.Errorf("cache: %s: transform: %w", op, err)
+		}
+		if isNil(t) {
+			return obj, "", fmt.Errorf("cache: %s: transform returned %w: nil %T", op, ErrInvalidObject, t)
+		}
+		obj = t
+	}
+	key, err := f.keyFunc(obj)
+	if err != nil {
+		return obj, "", keyFuncError(op, err)
+	}
+	return obj, key, nil
+}
+
+// Add queues an Added delta for obj.
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.write("add", Added, obj) }
+
+// Update queues an Updated delta for obj.
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.write("update", Updated, obj) }
+
+// Delete queues a Deleted delta for obj, unless obj's key is neither
+// queued, being processed, nor in KnownObjects: then the deletion was
+// already reported and Delete does nothing.
+func (f *DeltaFIFO[T]) Delete(obj T) error { return f.write("delete", Deleted, obj) }
+
+func (f *DeltaFIFO[T]) write(op string, t DeltaType, obj T) error {
+	obj, key, err := f.prepare(op, obj)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.writableLocked(op); err != nil {
+		return err
+	}
+	if t == Deleted && !f.existsLocked(key) {
+		return nil
+	}
+	f.queueLocked(key, Delta[T]{Type: t, Object: obj})
+	return nil
+}
+
+// existsLocked reports whether the object under key exists as far as the
+// queue and downstream know, once everything queued is processed.
+func (f *DeltaFIFO[T]) existsLocked(key string) bool {
+	if _, queued := f.items[key]; queued {
+		return true
+	}
+	if f.popping && key == f.inflightKey {
+		newest, _ := f.inflight.Newest()
+		return newest.Type != Deleted
+	}
+	if f.known == nil {
+		return false
+	}
+	_, exists, err := f.known.GetByKey(key)
+	return exists || err != nil // when in doubt, report the deletion
+}
+
+// queueLocked appends d to key's deltas, queueing key if it is new.
+func (f *DeltaFIFO[T]) queueLocked(key string, d Delta[T]) {
+	e, queued := f.items[key]
+	e.deltas = appendDelta(e.deltas, d)
+	f.items[key] = e
+	if !queued {
+		f.queue.push(key)
+		f.signalLocked()
+	}
+}
+
+// Replace queues a Replaced delta (Sync with ReplaceEmitsSync) for every
+// item, then a Deleted delta with StateUnknown for every known key missing
+// from items (see the type's rules). Every item is transformed and keyed
+// first: if any fails, Replace returns the error and the queue is
+// unchanged. If this is the first write to the queue, HasSynced turns true
+// once every key it queued has been popped and processed.
+// resourceVersion is not used by the queue.
+func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
+	_ = resourceVersion
+	objs := items
+	if f.transform != nil {
+		objs = make([]T, len(items))
+	}
+	keys := make([]string, len(items))
+	listed := make(map[string]struct{}, len(items))
+	for i, obj := range items {
+		obj, key, err := f.prepare("replace", obj)
+		if err != nil {
+			return err
+		}
+		objs[i], keys[i] = obj, key
+		listed[key] = struct{}{}
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("cache: replace: %w", ErrClosed)
+	}
+	first := !f.populated // then setInitialLocked marks it populated
+	for i, key := range keys {
+		f.queueLocked(key, Delta[T]{Type: f.replaceType, Object: objs[i]})
+	}
+	f.inferDeletionsLocked(listed)
+	if first {
+		for key, e := range f.items {
+			e.initial = true
+			f.items[key] = e
+		}
+		f.setInitialLocked(len(f.items))
+	}
+	return nil
+}
+
+// inferDeletionsLocked queues a Deleted delta with StateUnknown for every
+// known key not in listed.
+func (f *DeltaFIFO[T]) inferDeletionsLocked(listed map[string]struct{}) {
+	tombstone := func(key string, last T) {
+		f.queueLocked(key, Delta[T]{Type: Deleted, Object: last, StateUnknown: true})
+	}
+	// Queued keys: the newest queued state is the last known one. A key
+	// whose newest delta is a deletion gets a second one, which collapses.
+	for key, e := range f.items {
+		if _, ok := listed[key]; ok {
+			continue
+		}
+		newest, _ := e.deltas.Newest()
+		tombstone(key, newest.Object)
+	}
+	// The key being processed: its deltas say whether it will exist.
+	if f.popping {
+		key := f.inflightKey
+		_, queued := f.items[key]
+		_, ok := listed[key]
+		if newest, _ := f.inflight.Newest(); !queued && !ok && newest.Type != Deleted {
+			tombstone(key, newest.Object)
+		}
+	}
+	if f.known == nil {
+		return
+	}
+	for _, key := range f.known.ListKeys() {
+		if _, ok := listed[key]; ok {
+			continue
+		}
+		if _, queued := f.items[key]; queued || (f.popping && key == f.inflightKey) {
+			continue // handled above
+		}
+		last, exists, err := f.known.GetByKey(key)
+		if err != nil || !exists {
+			continue // gone meanwhile: nothing left to delete
+		}
+		tombstone(key, last)
+	}
+}
+
+// Resync queues a Sync delta for every KnownObjects object whose key is
+// neither queued nor being processed. Without KnownObjects it does nothing.
+func (f *DeltaFIFO[T]) Resync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("cache: resync: %w", ErrClosed)
+	}
+	if f.known == nil {
+		return nil
+	}
+	for _, key := range f.known.ListKeys() {
+		if _, queued := f.items[key]; queued || (f.popping && key == f.inflightKey) {
+			continue
+		}
+		obj, exists, err := f.known.GetByKey(key)
+		if err != nil || !exists {
+			continue
+		}
+		f.queueLocked(key, Delta[T]{Type: Sync, Object: obj})
+	}
+	return nil
+}
+
+// Pop waits for a queued key, removes it with its deltas, and calls process
+// with them; isInInitialList is true for keys queued by the first Replace.
+// It returns the deltas and process's error.
+//
+// If that error wraps ErrRequeue, the deltas are put back, ahead of any
+// deltas that arrived for the key during processing; a key no longer queued
+// goes to the back of the queue. Any other error drops them.
+//
+// Pop returns ctx.Err() if ctx is done before a key is taken, and an error
+// matching ErrClosed once the queue is closed (keys still queued are left
+// unprocessed). Concurrent Pops are serialized: process is never called
+// twice at once. process must not call Pop.
+func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas Deltas[T], isInInitialList bool) error) (Deltas[T], error) {
+	f.mu.Lock()
+	if err := f.waitTurnLocked(ctx, func() bool { return f.queue.len() > 0 }); err != nil {
+		f.mu.Unlock()
+		return nil, err
+	}
+	key := f.queue.pop()
+	e := f.items[key]
+	delete(f.items, key)
+	f.inflightKey, f.inflight = key, e.deltas
+	f.mu.Unlock()
+
+	var err error
+	defer func() { f.finishPop(key, e, err) }() // also runs if process panics
+	err = process(e.deltas, e.initial)
+	return e.deltas, err
+}
+
+// finishPop ends the processing of e, popped under key: it re-queues e if
+// err asks for it, counts it towards HasSynced otherwise, and passes the
+// turn on to a waiting Pop.
+func (f *DeltaFIFO[T]) finishPop(key string, e fifoEntry[T], err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.inflightKey, f.inflight = "", nil
+	if err != nil && errors.Is(err, ErrRequeue) {
+		// Copy: the caller of Pop owns e.deltas from now on.
+		merged := append(make(Deltas[T], 0, len(e.deltas)+1), e.deltas...)
+		cur, queued := f.items[key]
+		for _, d := range cur.deltas {
+			merged = appendDelta(merged, d)
+		}
+		f.items[key] = fifoEntry[T]{deltas: merged, initial: e.initial || cur.initial}
+		if !queued {
+			f.queue.push(key)
+		}
+	} else if e.initial {
+		f.initialDoneLocked()
+	}
+	f.endTurnLocked(f.queue.len() > 0)
+}
+
+// Len returns the number of queued keys (not counting one being
+// processed).
+func (f *DeltaFIFO[T]) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queue.len()
+}
+
+// ListKeys returns the queued keys in queue order.
+func (f *DeltaFIFO[T]) ListKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]string, 0, f.queue.len())
+	f.queue.each(func(key string) { out = append(out, key) })
+	return out
+}
+
+// GetByKey returns a copy of the deltas queued under key.
+func (f *DeltaFIFO[T]) GetByKey(key string) (Deltas[T], bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	e, ok := f.items[key]
+	if !ok {
+		return nil, false, nil
+	}
+	return append(Deltas[T](nil), e.deltas...), true, nil
+}

@@ -1,0 +1,419 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+)
+
+// This file holds a deliberately simple model of an informer's pipeline —
+// a DeltaFIFO whose KnownObjects is the Indexer its consumer applies deltas
+// to — and a driver that runs the same random operations against the model
+// and the real code, comparing them after every step. The randomized test
+// and the fuzz target both use it.
+
+type mdelta struct {
+	typ     DeltaType
+	obj     *obj
+	unknown bool
+}
+
+type model struct {
+	order    []string // queued keys, in queue order
+	q        map[string][]mdelta
+	initial  map[string]bool // queued keys that came from the first Replace
+	known    map[string]*obj // what the consumer has applied (the indexer)
+	inflight string          // key being processed, "" when none
+	infl     []mdelta
+	written  bool // any write happened
+	pending  int  // initial keys not yet processed
+}
+
+func newModel() *model {
+	return &model{q: map[string][]mdelta{}, initial: map[string]bool{}, known: map[string]*obj{}}
+}
+
+func (m *model) synced() bool { return m.written && m.pending == 0 }
+
+func (m *model) push(key string, d mdelta) {
+	ds, queued := m.q[key]
+	if n := len(ds); n > 0 && d.typ == Deleted && ds[n-1].typ == Deleted {
+		if ds[n-1].unknown && !d.unknown {
+			ds[n-1] = d
+		}
+	} else {
+		ds = append(ds, d)
+	}
+	m.q[key] = ds
+	if !queued {
+		m.order = append(m.order, key)
+	}
+}
+
+// exists says whether key's object will exist once everything queued and
+// in flight has been applied.
+func (m *model) exists(key string) bool {
+	if ds, ok := m.q[key]; ok {
+		return ds[len(ds)-1].typ != Deleted
+	}
+	if m.inflight == key {
+		return m.infl[len(m.infl)-1].typ != Deleted
+	}
+	_, ok := m.known[key]
+	return ok
+}
+
+// last is the newest state of key the pipeline knows, for a tombstone.
+func (m *model) last(key string) *obj {
+	if ds, ok := m.q[key]; ok {
+		return ds[len(ds)-1].obj
+	}
+	if m.inflight == key {
+		return m.infl[len(m.infl)-1].obj
+	}
+	return m.known[key]
+}
+
+func (m *model) write(t DeltaType, o *obj) {
+	m.written = true
+	key, _ := MetaNamespaceKey(o)
+	if t == Deleted && !m.exists(key) {
+		if _, queued := m.q[key]; !queued {
+			return
+		}
+	}
+	m.push(key, mdelta{typ: t, obj: o})
+}
+
+// replace applies a Replace; the keys it newly queues for inferred
+// deletions (and Resync's syncs) may enter the real queue in any order, so
+// it returns how many there are at the end of order.
+func (m *model) replace(list []*obj) (unordered int) {
+	first := !m.written
+	m.written = true
+	listed := map[string]bool{}
+	for _, o := range list {
+		key, _ := MetaNamespaceKey(o)
+		listed[key] = true
+		m.push(key, mdelta{typ: Replaced, obj: o})
+	}
+	for _, key := range slices.Clone(m.order) {
+		if !listed[key] {
+			m.push(key, mdelta{typ: Deleted, obj: m.last(key), unknown: true})
+		}
+	}
+	before := len(m.order)
+	candidates := slices.Collect(maps.Keys(m.known))
+	if m.inflight != "" {
+		candidates = append(candidates, m.inflight)
+	}
+	for _, key := range candidates {
+		if _, queued := m.q[key]; !queued && !listed[key] && m.exists(key) {
+			m.push(key, mdelta{typ: Deleted, obj: m.last(key), unknown: true})
+		}
+	}
+	if first {
+		for _, key := range m.order {
+			m.initial[key] = true
+		}
+		m.pending = len(m.order)
+	}
+	return len(m.order) - before
+}
+
+func (m *model) resync() (unordered int) {
+	before := len(m.order)
+	for key, o := range m.known {
+		if _, queued := m.q[key]; !queued && key != m.inflight {
+			m.push(key, mdelta{typ: Sync, obj: o})
+		}
+	}
+	return len(m.order) - before
+}
+
+// pipeline is the real code under test next to its model.
+type pipeline struct {
+	rng     *rand.Rand
+	m       *model
+	idx     Indexer[*obj]
+	f       *DeltaFIFO[*obj]
+	nextRV  int
+	nesting bool // inside a process function
+}
+
+func newPipeline(rng *rand.Rand) *pipeline {
+	idx := NewIndexer(IndexerOptions[*obj]{Indexers: Indexers[*obj]{"tag": tagIndex, NamespaceIndex: MetaNamespaceIndexFunc[*obj]}})
+	return &pipeline{rng: rng, m: newModel(), idx: idx, f: NewDeltaFIFO(DeltaFIFOOptions[*obj]{KnownObjects: idx})}
+}
+
+var (
+	modelNamespaces = []string{"", "a", "b"}
+	modelTags       = []string{"x", "y", "z"}
+)
+
+func (p *pipeline) randObj() *obj {
+	p.nextRV++
+	var tags []string
+	for _, t := range modelTags {
+		if p.rng.IntN(3) == 0 {
+			tags = append(tags, t)
+		}
+	}
+	return newObj(modelNamespaces[p.rng.IntN(len(modelNamespaces))], fmt.Sprint(p.rng.IntN(6)), fmt.Sprint(p.nextRV), tags...)
+}
+
+// step runs one random operation on both sides and checks them.
+func (p *pipeline) step() error {
+	unordered := 0
+	var err error
+	switch op := p.rng.IntN(100); {
+	case op < 20:
+		o := p.randObj()
+		p.m.write(Added, o)
+		err = p.f.Add(o)
+	case op < 40:
+		o := p.randObj()
+		p.m.write(Updated, o)
+		err = p.f.Update(o)
+	case op < 55:
+		o := p.randObj()
+		p.m.write(Deleted, o)
+		err = p.f.Delete(o)
+	case op < 60:
+		return p.relist()
+	case op < 63:
+		unordered = p.m.resync()
+		err = p.f.Resync()
+	case op < 65:
+		err = p.badInput()
+	default:
+		if p.nesting {
+			return nil // a process function must not Pop
+		}
+		err = p.pop()
+	}
+	if err != nil {
+		return err
+	}
+	return p.check(unordered)
+}
+
+// relist replaces the queue's content with a random list.
+func (p *pipeline) relist() error {
+	list := make([]*obj, p.rng.IntN(8))
+	for i := range list {
+		list[i] = p.randObj()
+	}
+	unordered := p.m.replace(list)
+	if err := p.f.Replace(list, ""); err != nil {
+		return err
+	}
+	return p.check(unordered)
+}
+
+// badInput writes something invalid to the FIFO and the indexer; each must
+// fail and change nothing.
+func (p *pipeline) badInput() error {
+	var nilObj *obj
+	if err := p.f.Add(nilObj); !errors.Is(err, ErrInvalidObject) {
+		return fmt.Errorf("fifo.Add(nil) = %v", err)
+	}
+	bad := p.randObj()
+	bad.tags = append(bad.tags, "bad")
+	if err := p.idx.Update(bad); !errors.Is(err, ErrIndexFunc) {
+		return fmt.Errorf("indexer.Update(bad tag) = %v", err)
+	}
+	if err := p.idx.Replace([]*obj{p.randObj(), bad}, ""); !errors.Is(err, ErrIndexFunc) {
+		return fmt.Errorf("indexer.Replace(bad tag) = %v", err)
+	}
+	return nil
+}
+
+func (p *pipeline) pop() error {
+	if len(p.m.order) == 0 {
+		return nil
+	}
+	key := p.m.order[0]
+	want, wantInitial := p.m.q[key], p.m.initial[key]
+	outcome := p.rng.IntN(10) // 0: requeue, 1: fail, else apply
+	nested := p.rng.IntN(3) == 0 && outcome != 1
+	_, err := p.f.Pop(context.Background(), func(ds Deltas[*obj], isInitial bool) error {
+		if err := sameDeltas(key, ds, want); err != nil {
+			return err
+		}
+		if isInitial != wantInitial {
+			return fmt.Errorf("%s: isInInitialList = %v, want %v", key, isInitial, wantInitial)
+		}
+		p.m.order, p.m.inflight, p.m.infl = p.m.order[1:], key, want
+		delete(p.m.q, key)
+		delete(p.m.initial, key)
+		if nested {
+			p.nesting = true
+			for range 1 + p.rng.IntN(3) {
+				if err := p.step(); err != nil {
+					return err
+				}
+			}
+			p.nesting = false
+		}
+		switch outcome {
+		case 0:
+			return fmt.Errorf("try again: %w", ErrRequeue)
+		case 1:
+			return errFailed
+		}
+		return p.apply(key, ds)
+	})
+	p.m.inflight, p.m.infl = "", nil
+	switch {
+	case outcome == 0 && errors.Is(err, ErrRequeue):
+		// The popped deltas go back ahead of newer ones; a key no longer
+		// queued goes to the back.
+		newer, queued := p.m.q[key]
+		delete(p.m.q, key)
+		if queued {
+			i := slices.Index(p.m.order, key)
+			p.m.order = slices.Delete(p.m.order, i, i+1)
+			p.m.push(key, want[0])
+			p.m.order = slices.Insert(p.m.order[:len(p.m.order)-1], i, key)
+		} else {
+			p.m.push(key, want[0])
+		}
+		for _, d := range append(slices.Clone(want[1:]), newer...) {
+			p.m.push(key, d)
+		}
+		if wantInitial {
+			p.m.initial[key] = true
+		}
+		return nil
+	case outcome == 1 && errors.Is(err, errFailed):
+	case outcome > 1 && err == nil:
+	default:
+		return fmt.Errorf("pop %s: %w", key, err)
+	}
+	if wantInitial {
+		p.m.pending--
+	}
+	return nil
+}
+
+var errFailed = errors.New("failed")
+
+// apply does what an informer does with popped deltas, checking that no
+// deletion reaches an object that is already gone.
+func (p *pipeline) apply(key string, ds Deltas[*obj]) error {
+	for _, d := range ds {
+		if d.Type == Deleted {
+			if _, ok := p.m.known[key]; !ok {
+				return fmt.Errorf("%s: duplicate delete: %s", key, describe(ds))
+			}
+			delete(p.m.known, key)
+			if err := p.idx.Delete(d.Object); err != nil {
+				return err
+			}
+			continue
+		}
+		p.m.known[key] = d.Object
+		if err := p.idx.Update(d.Object); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameDeltas(key string, got Deltas[*obj], want []mdelta) error {
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(got); i++ {
+		ok = got[i].Type == want[i].typ && got[i].Object == want[i].obj && got[i].StateUnknown == want[i].unknown
+	}
+	if !ok {
+		return fmt.Errorf("%s: deltas %s, want %s", key, describe(got), describeModel(want))
+	}
+	return nil
+}
+
+func describeModel(ds []mdelta) string {
+	d := make(Deltas[*obj], len(ds))
+	for i, x := range ds {
+		d[i] = Delta[*obj]{Type: x.typ, Object: x.obj, StateUnknown: x.unknown}
+	}
+	return describe(d)
+}
+
+// check compares the real queue and indexer with the model. The last
+// unordered keys of the model's order may appear in any order.
+func (p *pipeline) check(unordered int) error {
+	got := p.f.ListKeys()
+	if len(got) != len(p.m.order) || p.f.Len() != len(got) {
+		return fmt.Errorf("queue %v, want %v", got, p.m.order)
+	}
+	fixed := len(got) - unordered
+	if !slices.Equal(got[:fixed], p.m.order[:fixed]) || !slices.Equal(sorted(got[fixed:]), sorted(p.m.order[fixed:])) {
+		return fmt.Errorf("queue %v, want %v (last %d in any order)", got, p.m.order, unordered)
+	}
+	p.m.order = got
+	for _, key := range got {
+		ds, ok, err := p.f.GetByKey(key)
+		if err != nil || !ok {
+			return fmt.Errorf("GetByKey(%s) = %v, %v", key, ok, err)
+		}
+		if err := sameDeltas(key, ds, p.m.q[key]); err != nil {
+			return err
+		}
+	}
+	if p.f.HasSynced() != p.m.synced() {
+		return fmt.Errorf("HasSynced = %v, want %v", p.f.HasSynced(), p.m.synced())
+	}
+	return checkIndexer(p.idx, p.m.known)
+}
+
+// checkIndexer compares an indexer holding *obj under the "tag" and
+// namespace indexes with the content it should have.
+func checkIndexer(idx Indexer[*obj], want map[string]*obj) error {
+	keys := sorted(slices.Collect(maps.Keys(want)))
+	if got := sorted(idx.ListKeys()); !slices.Equal(got, keys) {
+		return fmt.Errorf("indexer keys %v, want %v", got, keys)
+	}
+	if got := idx.List(); len(got) != len(want) {
+		return fmt.Errorf("indexer List has %d objects, want %d", len(got), len(want))
+	}
+	for key, o := range want {
+		if got, ok, _ := idx.GetByKey(key); !ok || got != o {
+			return fmt.Errorf("indexer[%s] = %v, want %v", key, got, o)
+		}
+	}
+	registered := idx.GetIndexers()
+	for _, ix := range []struct {
+		name string
+		vals func(*obj) []string
+	}{
+		{"tag", func(o *obj) []string { return o.tags }},
+		{NamespaceIndex, func(o *obj) []string { return []string{o.ns} }},
+	} {
+		if registered[ix.name] == nil {
+			continue
+		}
+		wantIdx := map[string][]string{}
+		for key, o := range want {
+			for _, v := range ix.vals(o) {
+				if !slices.Contains(wantIdx[v], key) {
+					wantIdx[v] = append(wantIdx[v], key)
+				}
+			}
+		}
+		values := sorted(slices.Collect(maps.Keys(wantIdx)))
+		if got := sorted(idx.ListIndexFuncValues(ix.name)); !slices.Equal(got, values) {
+			return fmt.Errorf("index %s values %v, want %v", ix.name, got, values)
+		}
+		for v, ks := range wantIdx {
+			got, err := idx.IndexKeys(ix.name, v)
+			if err != nil || !slices.Equal(sorted(got), sorted(ks)) {
+				return fmt.Errorf("index %s[%s] = %v (%v), want %v", ix.name, v, sorted(got), err, sorted(ks))
+			}
+		}
+	}
+	return nil
+}

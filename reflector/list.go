@@ -1,0 +1,211 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// relistVersion is the version the next list asks for: "0" before any
+// list, "" after the source said the last one is unavailable, otherwise
+// the last version seen.
+func (r *Reflector[T]) relistVersion() string {
+	if r.rvUnavailable {
+		return ""
+	}
+	if rv := r.LastSyncResourceVersion(); rv != "" {
+		return rv
+	}
+	return "0"
+}
+
+// versionUnavailable reports the errors after which a list must not ask
+// for the same version again.
+func versionUnavailable(err error) bool {
+	return errors.Is(err, listwatch.ErrExpired) || errors.Is(err, listwatch.ErrTooLargeResourceVersion)
+}
+
+// list is the stateList step: fill the store, then watch.
+func (r *Reflector[T]) list(ctx context.Context) state[T] {
+	if r.streaming == StreamingOn || (r.streaming == StreamingAuto && !r.streamingBroken) {
+		w, err := r.streamList(ctx)
+		if err == nil {
+			return state[T]{kind: stateWatch, stream: w}
+		}
+		if ctx.Err() != nil {
+			return state[T]{kind: stateList}
+		}
+		if errors.Is(err, listwatch.ErrStreamingListUnsupported) && r.streaming == StreamingAuto {
+			r.streamingBroken = true
+		}
+		r.m.StreamingFallbacks.Inc()
+		// Fall back to a plain list: making progress beats insisting.
+	}
+	return r.plainList(ctx)
+}
+
+// pageSizeFor applies the page-size rules to a list at rv.
+func (r *Reflector[T]) pageSizeFor(rv string) int64 {
+	switch {
+	case r.pageSize < 0:
+		return 0
+	case r.pageSize > 0:
+		return r.pageSize
+	case rv != "" && rv != "0" && !r.paginated:
+		// Unpaged, a list at a version can be served from the server's
+		// watch cache instead of storage.
+		return 0
+	}
+	return DefaultPageSize
+}
+
+// plainList lists (paged), replaces the store and moves on to watch.
+func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
+	retry := state[T]{kind: stateList, backoff: true}
+	start := r.clock.Now()
+	defer func() { r.m.ListDuration.Observe(r.clock.Since(start).Seconds()) }()
+	opts := r.selectors
+	opts.ResourceVersion = r.relistVersion()
+	r.m.Lists.Inc()
+	res, err := listwatch.ListAll(ctx, r.src, opts, r.pageSizeFor(opts.ResourceVersion))
+	if err != nil && versionUnavailable(err) && opts.ResourceVersion != "" && ctx.Err() == nil {
+		r.report(listwatch.PhaseList, fmt.Errorf("list at %q, retrying at \"\": %w", opts.ResourceVersion, err))
+		r.m.ListErrors.Inc()
+		r.rvUnavailable = true
+		opts.ResourceVersion = ""
+		r.m.Lists.Inc()
+		res, err = listwatch.ListAll(ctx, r.src, opts, r.pageSizeFor(""))
+	}
+	if err != nil {
+		r.m.ListErrors.Inc()
+		if ctx.Err() == nil {
+			r.report(listwatch.PhaseList, fmt.Errorf("list at %q: %w", opts.ResourceVersion, err))
+			if versionUnavailable(err) {
+				r.rvUnavailable = true
+			}
+		}
+		return retry
+	}
+	if res.ResourceVersion == "" {
+		r.m.ListErrors.Inc()
+		r.report(listwatch.PhaseList, fmt.Errorf("list at %q: %w", opts.ResourceVersion, ErrMissingResourceVersion))
+		return retry
+	}
+	if opts.ResourceVersion == "0" && res.Paginated {
+		r.paginated = true
+	}
+	items := res.Items[:0:0]
+	for _, obj := range res.Items {
+		if _, err := validKey(r.keyFunc, obj); err != nil {
+			r.m.Skipped.Inc()
+			r.report(listwatch.PhaseList, fmt.Errorf("skipping listed object %s: key: %w", describe(obj), err))
+			continue
+		}
+		items = append(items, obj)
+	}
+	if err := r.store.Replace(items, res.ResourceVersion); err != nil {
+		r.m.ListErrors.Inc()
+		r.report(listwatch.PhaseList, fmt.Errorf("replace store at %s: %w", res.ResourceVersion, err))
+		return retry
+	}
+	r.m.ListedItems.Observe(float64(len(items)))
+	r.setLastRV(res.ResourceVersion)
+	r.rvUnavailable = false
+	r.markSynced()
+	return state[T]{kind: stateWatch}
+}
+
+// streamList fills the store from a watch with initial events and returns
+// that watch, positioned after the initial-events-end bookmark. Errors
+// come back tagged with their phase, already reported.
+func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], error) {
+	opts := r.selectors
+	opts.SendInitialEvents = true
+	opts.AllowBookmarks = true
+	opts.ResourceVersionMatch = listwatch.MatchNotOlderThan
+	if !r.rvUnavailable {
+		opts.ResourceVersion = r.LastSyncResourceVersion()
+	}
+	opts.TimeoutSeconds = r.watchTimeout()
+	r.m.Lists.Inc()
+	start := r.clock.Now()
+	defer func() { r.m.ListDuration.Observe(r.clock.Since(start).Seconds()) }()
+	w, err := r.src.Watch(ctx, opts)
+	if err != nil {
+		return nil, r.streamFailed(ctx, listwatch.PhaseWatchStart, err)
+	}
+	objs := map[string]T{}
+	for {
+		ev, err := w.Next()
+		if errors.Is(err, listwatch.ErrWrongType) {
+			r.m.Skipped.Inc()
+			r.report(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: skipping event: %w", err))
+			continue
+		}
+		if err == io.EOF {
+			err = ErrInitialEventsIncomplete
+		}
+		if err != nil {
+			w.Close()
+			return nil, r.streamFailed(ctx, listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w", err))
+		}
+		switch ev.Type {
+		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
+			key, err := validKey(r.keyFunc, ev.Object)
+			if err != nil {
+				r.m.Skipped.Inc()
+				r.report(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: skipping %s of %s: key: %w",
+					ev.Type, describe(ev.Object), err))
+				continue
+			}
+			if ev.Type == listwatch.Deleted {
+				delete(objs, key)
+			} else {
+				objs[key] = ev.Object
+			}
+		case listwatch.Bookmark:
+			if !ev.InitialEventsEnd {
+				continue
+			}
+			if ev.ResourceVersion == "" {
+				w.Close()
+				return nil, r.streamFailed(ctx, listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w", ErrMissingResourceVersion))
+			}
+			items := make([]T, 0, len(objs))
+			for _, obj := range objs {
+				items = append(items, obj)
+			}
+			if err := r.store.Replace(items, ev.ResourceVersion); err != nil {
+				w.Close()
+				return nil, r.streamFailed(ctx, listwatch.PhaseList, fmt.Errorf("replace store at %s: %w", ev.ResourceVersion, err))
+			}
+			r.m.ListedItems.Observe(float64(len(items)))
+			r.setLastRV(ev.ResourceVersion)
+			r.rvUnavailable = false
+			r.markSynced()
+			return w, nil
+		case listwatch.Error:
+			w.Close()
+			return nil, r.streamFailed(ctx, listwatch.PhaseWatchStream, fmt.Errorf("streaming list: error event: %w", ev.Err))
+		default:
+			r.report(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w %q", ErrUnknownEventType, ev.Type))
+		}
+	}
+}
+
+// streamFailed reports a failed streaming list (unless ctx ended) and
+// notes when the version asked for is unavailable.
+func (r *Reflector[T]) streamFailed(ctx context.Context, phase listwatch.Phase, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	r.m.ListErrors.Inc()
+	if versionUnavailable(err) {
+		r.rvUnavailable = true
+	}
+	r.report(phase, err)
+	return err
+}

@@ -1,0 +1,155 @@
+package reflector
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/metrics"
+)
+
+// StreamingMode says whether the reflector fills its store from a
+// streaming list (a watch with SendInitialEvents) or a plain list.
+type StreamingMode int
+
+const (
+	// StreamingAuto tries a streaming list and falls back to a plain list
+	// when it fails; once the source answers
+	// listwatch.ErrStreamingListUnsupported, every later list is plain.
+	StreamingAuto StreamingMode = iota
+	// StreamingOff always uses plain (paged) lists.
+	StreamingOff
+	// StreamingOn tries a streaming list every time, falling back to a
+	// plain list for that attempt only when it fails.
+	StreamingOn
+)
+
+// Defaults for the zero values in Options.
+const (
+	DefaultPageSize        = 500
+	DefaultMinWatchTimeout = 5 * time.Minute
+	DefaultBackoffInitial  = 800 * time.Millisecond
+	DefaultBackoffMax      = 30 * time.Second
+	DefaultBackoffReset    = 2 * time.Minute
+)
+
+// Options configures a Reflector. Source and Store are required.
+type Options[T cache.Object] struct {
+	// Name appears in reported errors. Defaults to "reflector".
+	Name string
+	// Source is listed and watched.
+	Source listwatch.ListerWatcher[T]
+	// Store receives Replace after every list, Add/Update/Delete for every
+	// watch event, and Resync on the resync timer. It is called from two
+	// goroutines (the list-watch loop and the resync timer) and must be
+	// safe for concurrent use; a DeltaFIFO is.
+	Store cache.Writer[T]
+	// KeyFunc validates objects before they reach the store: an object
+	// whose key cannot be computed is reported and skipped. It also keys
+	// the temporary map of a streaming list. Defaults to namespace/name,
+	// which fails for an empty name.
+	KeyFunc cache.KeyFunc[T]
+	// LabelSelector and FieldSelector are passed on every list and watch.
+	LabelSelector, FieldSelector string
+	// PageSize is the list page size. Zero means DefaultPageSize, which is
+	// dropped for lists at a specific resource version (so the server can
+	// answer from its watch cache) unless an earlier list at "0" came back
+	// paginated. A positive value is always used. Negative never pages.
+	PageSize int64
+	// Streaming selects streaming or plain lists. Zero is StreamingAuto.
+	Streaming StreamingMode
+	// ResyncPeriod, when positive, calls Store.Resync that often once the
+	// store has been filled, whenever ShouldResync (if set) says so.
+	// Resync never talks to the source.
+	ResyncPeriod time.Duration
+	ShouldResync func() bool
+	// MinWatchTimeout and MaxWatchTimeout bound the randomized timeout
+	// asked of every watch. Defaults: DefaultMinWatchTimeout, and twice
+	// the minimum.
+	MinWatchTimeout, MaxWatchTimeout time.Duration
+	// Back-off between failed attempts: starts at BackoffInitial, doubles
+	// up to BackoffMax, with up to 100% jitter added, and starts over after
+	// BackoffReset without a failure. Zero values take the defaults.
+	BackoffInitial, BackoffMax, BackoffReset time.Duration
+	// ErrorHandler is told every failure; err wraps a
+	// *listwatch.PhaseError naming the phase. Calls are serialized. When
+	// nil, errors are logged with log/slog.
+	ErrorHandler func(err error)
+	// Clock drives back-off, watch-duration checks and resync. Defaults to
+	// clock.RealClock{}.
+	Clock clock.WithTicker
+	// Metrics, when set, is asked once for the reflector's instruments.
+	Metrics metrics.ReflectorProvider
+}
+
+// Errors the reflector reports (wrapped in a *listwatch.PhaseError).
+var (
+	// ErrMissingResourceVersion: a list (or the bookmark ending a
+	// streaming list) carried no resource version, so there is nothing to
+	// watch from. The list is discarded and retried after a back-off.
+	ErrMissingResourceVersion = errors.New("list has no resource version")
+	// ErrVeryShortWatch: a watch ended cleanly in under a second without
+	// delivering anything. The reflector relists after a back-off.
+	ErrVeryShortWatch = errors.New("very short watch: closed in under a second with no events")
+	// ErrInitialEventsIncomplete: a streaming list ended before the
+	// bookmark that marks the end of the initial events.
+	ErrInitialEventsIncomplete = errors.New("stream ended before the initial-events-end bookmark")
+	// ErrUnknownEventType: an event with a type the reflector does not
+	// know; it is skipped.
+	ErrUnknownEventType = errors.New("unknown event type")
+	// ErrNilObject: a listed object or an event's object was nil; it is
+	// skipped.
+	ErrNilObject = errors.New("nil object")
+	// ErrAlreadyRunning: Run was called more than once.
+	ErrAlreadyRunning = errors.New("reflector: Run called more than once")
+)
+
+// validKey computes obj's key, refusing a nil object (which a buggy
+// source could send and a key function would dereference).
+func validKey[T cache.Object](keyFunc cache.KeyFunc[T], obj T) (string, error) {
+	if v := reflect.ValueOf(any(obj)); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return "", ErrNilObject
+	}
+	return keyFunc(obj)
+}
+
+// describe names obj in an error message; it is safe on a nil object.
+func describe[T cache.Object](obj T) string {
+	if v := reflect.ValueOf(any(obj)); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return "<nil>"
+	}
+	return obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// defaultKey is namespace/name, refusing an object without a name.
+func defaultKey[T cache.Object](obj T) (string, error) {
+	name := obj.GetName()
+	if name == "" {
+		return "", errors.New("object has no name")
+	}
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + name, nil
+	}
+	return name, nil
+}
+
+func (o *Options[T]) validate() error {
+	if o.Source == nil {
+		return errors.New("reflector: Options.Source is nil")
+	}
+	if o.Store == nil {
+		return errors.New("reflector: Options.Store is nil")
+	}
+	if o.Streaming < StreamingAuto || o.Streaming > StreamingOn {
+		return fmt.Errorf("reflector: unknown streaming mode %d", o.Streaming)
+	}
+	if o.MaxWatchTimeout != 0 && o.MaxWatchTimeout < o.MinWatchTimeout {
+		return fmt.Errorf("reflector: MaxWatchTimeout %v below MinWatchTimeout %v", o.MaxWatchTimeout, o.MinWatchTimeout)
+	}
+	return nil
+}

@@ -1,0 +1,281 @@
+// Package reflector keeps a store equal to a source's state: it lists,
+// replaces the store's content with the list, then watches from the
+// list's resource version and applies every event, starting over whenever
+// the source says it must. It is the engine under every informer.
+package reflector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/metrics"
+)
+
+// Reflector mirrors a source into a store. Build one with New and start
+// it with Run.
+//
+// The rules it follows (each a state transition in Run's loop):
+//   - The first list asks for resource version "0" (any cached version).
+//     Later lists ask for the last version seen, except after the source
+//     answered "expired" or "too large resource version" to a list, when
+//     they ask for "" (a consistent read) until one succeeds. A list at a
+//     version that answers either error is retried at once at "".
+//   - Lists are paged (see Options.PageSize); an expired continue token
+//     falls back to one full list. The list's items go to Store.Replace.
+//   - A list without a resource version is reported and retried.
+//   - With streaming lists (Options.Streaming), the store is filled from
+//     a watch with SendInitialEvents that ends at the bookmark marked
+//     InitialEventsEnd, and the same stream then carries on as the watch.
+//     A failed streaming list falls back to a plain list.
+//   - The watch starts at the list's version, with bookmarks and a
+//     timeout random between Options.MinWatchTimeout and MaxWatchTimeout.
+//     Bookmarks only advance the version. A watch that ends cleanly is
+//     reopened at the last version seen, at once; one that ends cleanly in
+//     under a second with no events is reported and followed by a relist.
+//   - "Unavailable" (connection refused or reset) while opening or reading
+//     a watch backs off and reopens the watch, without relisting. Any
+//     other watch failure, an Error event included, backs off and relists
+//     at the last version seen.
+//   - Events the source could not decode into T, and objects whose key
+//     cannot be computed, are reported and skipped; store errors are
+//     reported.
+//   - Back-off grows from 800 ms to 30 s with jitter and starts over after
+//     two minutes without failures.
+//
+// Every failure reaches Options.ErrorHandler, wrapped in a
+// *listwatch.PhaseError naming the phase.
+type Reflector[T cache.Object] struct {
+	name      string
+	src       listwatch.ListerWatcher[T]
+	store     cache.Writer[T]
+	keyFunc   cache.KeyFunc[T]
+	selectors listwatch.Options
+	pageSize  int64
+	streaming StreamingMode
+	resync    time.Duration
+	should    func() bool
+	minWatch  time.Duration
+	maxWatch  time.Duration
+	handler   func(error)
+	clock     clock.WithTicker
+	m         metrics.ReflectorMetrics // updated by the list-watch loop only
+
+	started atomic.Bool // set by the first Run
+
+	reportMu sync.Mutex // serializes calls to handler
+
+	rvMu   sync.Mutex // guards lastRV
+	lastRV string     // the version the store reflects; "" before the first list
+
+	// Owned by the list-watch loop goroutine (Run's caller):
+	backoff         backoff
+	rvUnavailable   bool // the last list at a version answered expired / too large
+	paginated       bool // a list at "0" came back in pages: keep paging
+	streamingBroken bool // StreamingAuto met ErrStreamingListUnsupported
+	syncedOnce      sync.Once
+	synced          chan struct{} // closed after the first successful Replace
+}
+
+// New checks opts and returns a reflector that has not started.
+func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	r := &Reflector[T]{
+		name:      opts.Name,
+		src:       opts.Source,
+		store:     opts.Store,
+		keyFunc:   opts.KeyFunc,
+		selectors: listwatch.Options{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector},
+		pageSize:  opts.PageSize,
+		streaming: opts.Streaming,
+		resync:    opts.ResyncPeriod,
+		should:    opts.ShouldResync,
+		minWatch:  opts.MinWatchTimeout,
+		maxWatch:  opts.MaxWatchTimeout,
+		handler:   opts.ErrorHandler,
+		clock:     opts.Clock,
+		synced:    make(chan struct{}),
+	}
+	if r.name == "" {
+		r.name = "reflector"
+	}
+	if r.keyFunc == nil {
+		r.keyFunc = defaultKey[T]
+	}
+	if r.minWatch <= 0 {
+		r.minWatch = DefaultMinWatchTimeout
+	}
+	if r.maxWatch <= 0 {
+		r.maxWatch = 2 * r.minWatch
+	}
+	if r.clock == nil {
+		r.clock = clock.RealClock{}
+	}
+	if opts.Metrics != nil {
+		r.m = opts.Metrics.NewReflectorMetrics(r.name)
+	}
+	r.m = r.m.WithDefaults()
+	r.backoff = backoff{
+		initial: orDefault(opts.BackoffInitial, DefaultBackoffInitial),
+		max:     orDefault(opts.BackoffMax, DefaultBackoffMax),
+		reset:   orDefault(opts.BackoffReset, DefaultBackoffReset),
+		clock:   r.clock,
+	}
+	return r, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// LastSyncResourceVersion returns the resource version the store last
+// reflected: that of the last list, event or bookmark applied. It is ""
+// before the first list. Safe for concurrent use.
+func (r *Reflector[T]) LastSyncResourceVersion() string {
+	r.rvMu.Lock()
+	defer r.rvMu.Unlock()
+	return r.lastRV
+}
+
+func (r *Reflector[T]) setLastRV(rv string) {
+	r.rvMu.Lock()
+	r.lastRV = rv
+	r.rvMu.Unlock()
+	if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
+		r.m.LastResourceVersion.Set(float64(n))
+	}
+}
+
+// Run lists and watches until ctx is done, then returns nil once every
+// goroutine it started (the resync timer) has exited. A Reflector runs
+// once; a second call returns ErrAlreadyRunning.
+func (r *Reflector[T]) Run(ctx context.Context) error {
+	if !r.started.CompareAndSwap(false, true) {
+		return ErrAlreadyRunning
+	}
+	var wg sync.WaitGroup
+	if r.resync > 0 {
+		wg.Go(func() { r.resyncLoop(ctx) })
+	}
+	r.loop(ctx)
+	wg.Wait()
+	return nil
+}
+
+// stateKind is what the loop does next.
+type stateKind int
+
+const (
+	stateList  stateKind = iota // list (or stream a list) and replace the store
+	stateWatch                  // watch from the last version and apply events
+)
+
+// state is one node of the list-watch state machine.
+type state[T cache.Object] struct {
+	kind stateKind
+	// backoff: wait a back-off delay before acting.
+	backoff bool
+	// stream, in stateWatch, is a stream already open (the rest of a
+	// streaming list) to read instead of opening a new watch.
+	stream listwatch.Watch[T]
+}
+
+// loop runs the state machine until ctx is done.
+func (r *Reflector[T]) loop(ctx context.Context) {
+	st := state[T]{kind: stateList}
+	for {
+		if st.backoff {
+			d := r.backoff.delay()
+			r.m.Backoff.Observe(d.Seconds())
+			if !r.sleep(ctx, d) {
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		switch st.kind {
+		case stateList:
+			st = r.list(ctx)
+		case stateWatch:
+			st = r.watch(ctx, st.stream)
+		}
+	}
+	if st.stream != nil {
+		st.stream.Close()
+	}
+}
+
+// sleep waits d on the clock; false if ctx ended first.
+func (r *Reflector[T]) sleep(ctx context.Context, d time.Duration) bool {
+	t := r.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	}
+}
+
+// watchTimeout picks a watch timeout in [minWatch, maxWatch], in seconds.
+func (r *Reflector[T]) watchTimeout() int64 {
+	d := r.minWatch + time.Duration(rand.Float64()*float64(r.maxWatch-r.minWatch))
+	return int64(d / time.Second)
+}
+
+// report hands err, tagged with phase, to the error handler.
+func (r *Reflector[T]) report(phase listwatch.Phase, err error) {
+	err = fmt.Errorf("%s: %w", r.name, &listwatch.PhaseError{Phase: phase, Err: err})
+	r.reportMu.Lock()
+	defer r.reportMu.Unlock()
+	if r.handler != nil {
+		r.handler(err)
+		return
+	}
+	slog.Warn("kinformer reflector", "err", err)
+}
+
+// markSynced records the first successful Replace.
+func (r *Reflector[T]) markSynced() {
+	r.syncedOnce.Do(func() { close(r.synced) })
+}
+
+// resyncLoop calls Store.Resync every resync period once the store has
+// been filled, when ShouldResync agrees.
+func (r *Reflector[T]) resyncLoop(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-r.synced:
+	}
+	t := r.clock.NewTimer(r.resync)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		if r.should == nil || r.should() {
+			if err := r.store.Resync(); err != nil {
+				r.report(listwatch.PhaseResync, fmt.Errorf("store resync: %w", err))
+			}
+		}
+		t.Reset(r.resync)
+	}
+}

@@ -1,0 +1,110 @@
+package reflector_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/listwatch/fake"
+	"github.com/kinformer/kinformer/reflector"
+)
+
+func TestReflectorStreamsListAndKeepsTheStream(t *testing.T) {
+	run(t, fake.Options[obj]{}, reflector.Options[obj]{}, func(h *harness) { h.create("a", "b") }, func(h *harness) {
+		h.converged()
+		if len(h.src.ListCalls()) != 0 {
+			t.Fatalf("plain lists: %+v", h.src.ListCalls())
+		}
+		w := h.src.WatchCalls()
+		if len(w) != 1 || !w[0].SendInitialEvents || !w[0].AllowBookmarks ||
+			w[0].ResourceVersionMatch != listwatch.MatchNotOlderThan || w[0].ResourceVersion != "" {
+			t.Fatalf("watches: %+v", w)
+		}
+		if h.store.count("replace") != 1 || h.store.count("add") != 0 {
+			t.Fatalf("store calls %v", h.store.calls)
+		}
+		h.create("c")
+		h.settle()
+		h.converged()
+		if len(h.src.WatchCalls()) != 1 {
+			t.Fatalf("the streaming list's watch was not reused: %+v", h.src.WatchCalls())
+		}
+		// A relist streams again from the last version seen.
+		h.src.SendError(listwatch.ErrExpired)
+		h.pass(time.Minute)
+		w = h.src.WatchCalls()
+		if len(w) != 2 || !w[1].SendInitialEvents || w[1].ResourceVersion != "4" {
+			t.Fatalf("watches: %+v", w)
+		}
+		h.converged()
+	})
+}
+
+func TestReflectorFallsBackToListWhenStreamingUnsupported(t *testing.T) {
+	for _, tc := range []struct {
+		mode        reflector.StreamingMode
+		wantStreams int
+	}{
+		{reflector.StreamingAuto, 1},
+		{reflector.StreamingOn, 2},
+	} {
+		t.Run("", func(t *testing.T) {
+			opts := reflector.Options[obj]{Streaming: tc.mode}
+			run(t, fake.Options[obj]{StreamingListUnsupported: true}, opts, func(h *harness) { h.create("a") }, func(h *harness) {
+				h.converged()
+				if len(h.src.ListCalls()) != 1 {
+					t.Fatalf("lists: %+v", h.src.ListCalls())
+				}
+				h.src.SendError(listwatch.ErrExpired)
+				h.pass(time.Minute)
+				h.converged()
+				streams := 0
+				for _, w := range h.src.WatchCalls() {
+					if w.SendInitialEvents {
+						streams++
+					}
+				}
+				if streams != tc.wantStreams || len(h.src.ListCalls()) != 2 {
+					t.Fatalf("%d streaming attempts (want %d), %d lists", streams, tc.wantStreams, len(h.src.ListCalls()))
+				}
+				if len(h.errs.find(listwatch.PhaseWatchStart, listwatch.ErrStreamingListUnsupported)) != tc.wantStreams {
+					t.Fatalf("errors %v", h.errs.errs)
+				}
+			})
+		})
+	}
+}
+
+func TestReflectorFallsBackToListWhenStreamEndsEarly(t *testing.T) {
+	run(t, fake.Options[obj]{}, reflector.Options[obj]{}, func(h *harness) {
+		h.create("a")
+		h.src.CloseNextWatches(1)
+	}, func(h *harness) {
+		h.converged()
+		if len(h.errs.find(listwatch.PhaseWatchStream, reflector.ErrInitialEventsIncomplete)) != 1 || len(h.src.ListCalls()) != 1 {
+			t.Fatalf("lists %d errors %v", len(h.src.ListCalls()), h.errs.errs)
+		}
+	})
+}
+
+func TestReflectorListsLatestAfterStreamingVersionTooLarge(t *testing.T) {
+	fail := true
+	srcOpts := fake.Options[obj]{OnWatch: func(o listwatch.Options) error {
+		if o.SendInitialEvents && o.ResourceVersion != "" && fail {
+			fail = false
+			return listwatch.ErrTooLargeResourceVersion
+		}
+		return nil
+	}}
+	run(t, srcOpts, reflector.Options[obj]{}, nil, func(h *harness) {
+		h.src.SendError(listwatch.ErrExpired)
+		h.pass(time.Minute)
+		// The stream at the last version failed; the fallback list must
+		// not ask for that version again.
+		l := h.src.ListCalls()
+		if len(l) != 1 || l[0].ResourceVersion != "" {
+			t.Fatalf("lists: %+v", l)
+		}
+		h.converged()
+	})
+}

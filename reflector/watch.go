@@ -1,0 +1,127 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// veryShortWatch: a watch that ends cleanly sooner than this having
+// delivered nothing is treated as a failure.
+const veryShortWatch = time.Second
+
+// watch is the stateWatch step: open a watch at the last version (unless
+// w is a stream already open), apply its events until it ends, and decide
+// what comes next.
+func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T] {
+	if w == nil {
+		opts := r.selectors
+		opts.ResourceVersion = r.LastSyncResourceVersion()
+		opts.AllowBookmarks = true
+		opts.TimeoutSeconds = r.watchTimeout()
+		var err error
+		w, err = r.src.Watch(ctx, opts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return state[T]{kind: stateWatch}
+			}
+			r.m.WatchErrors.Inc()
+			r.report(listwatch.PhaseWatchStart, fmt.Errorf("watch from %q: %w", opts.ResourceVersion, err))
+			return afterWatchFailure[T](err)
+		}
+	}
+	defer w.Close()
+	r.m.Watches.Inc()
+	start := r.clock.Now()
+	events := 0
+	defer func() {
+		r.m.WatchDuration.Observe(r.clock.Since(start).Seconds())
+		r.m.WatchEvents.Observe(float64(events))
+	}()
+	for {
+		ev, err := w.Next()
+		if errors.Is(err, listwatch.ErrWrongType) {
+			r.m.Skipped.Inc()
+			r.report(listwatch.PhaseWatchStream, fmt.Errorf("skipping event: %w", err))
+			continue
+		}
+		if ctx.Err() != nil {
+			return state[T]{kind: stateWatch}
+		}
+		if err == io.EOF {
+			if events == 0 && r.clock.Since(start) < veryShortWatch {
+				r.m.ShortWatches.Inc()
+				r.report(listwatch.PhaseWatchStream, ErrVeryShortWatch)
+				return state[T]{kind: stateList, backoff: true}
+			}
+			return state[T]{kind: stateWatch}
+		}
+		if err != nil {
+			r.m.WatchErrors.Inc()
+			r.report(listwatch.PhaseWatchStream, err)
+			return afterWatchFailure[T](err)
+		}
+		events++
+		switch ev.Type {
+		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
+			r.apply(ev)
+		case listwatch.Bookmark:
+			if ev.ResourceVersion != "" {
+				r.setLastRV(ev.ResourceVersion)
+			}
+		case listwatch.Error:
+			r.m.WatchErrors.Inc()
+			r.report(listwatch.PhaseWatchStream, fmt.Errorf("error event: %w", ev.Err))
+			return afterWatchFailure[T](ev.Err)
+		default:
+			r.report(listwatch.PhaseWatchStream, fmt.Errorf("%w %q", ErrUnknownEventType, ev.Type))
+		}
+	}
+}
+
+// afterWatchFailure: an unavailable source is waited out and watched
+// again; any other failure (expired included) is followed by a relist at
+// the last version seen.
+func afterWatchFailure[T cache.Object](err error) state[T] {
+	if errors.Is(err, listwatch.ErrUnavailable) {
+		return state[T]{kind: stateWatch, backoff: true}
+	}
+	return state[T]{kind: stateList, backoff: true}
+}
+
+// apply writes one change to the store. The version advances even when
+// the object is skipped: the source will not send it again.
+func (r *Reflector[T]) apply(ev listwatch.Event[T]) {
+	if ev.ResourceVersion != "" {
+		defer r.setLastRV(ev.ResourceVersion)
+	}
+	if _, err := validKey(r.keyFunc, ev.Object); err != nil {
+		r.m.Skipped.Inc()
+		r.report(listwatch.PhaseWatchStream, fmt.Errorf("skipping %s of %s: key: %w",
+			ev.Type, describe(ev.Object), err))
+		return
+	}
+	if ev.ResourceVersion == "" {
+		if rv := ev.Object.GetResourceVersion(); rv != "" {
+			defer r.setLastRV(rv)
+		}
+	}
+	var err error
+	switch ev.Type {
+	case listwatch.Added:
+		err = r.store.Add(ev.Object)
+	case listwatch.Modified:
+		err = r.store.Update(ev.Object)
+	case listwatch.Deleted:
+		err = r.store.Delete(ev.Object)
+	}
+	if err != nil {
+		r.report(listwatch.PhaseWatchStream, fmt.Errorf("store %s of %s: %w",
+			ev.Type, describe(ev.Object), err))
+	}
+}

@@ -1,0 +1,118 @@
+package informer
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kinformer/kinformer/cache"
+)
+
+func pod(ns, name string, lbls map[string]string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}}
+}
+
+func names(pods []*corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, p.Namespace+"/"+p.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestListerReadsWithAndWithoutNamespaceIndex(t *testing.T) {
+	for _, indexed := range []bool{true, false} {
+		t.Run(map[bool]string{true: "indexed", false: "scan"}[indexed], func(t *testing.T) {
+			opts := cache.IndexerOptions[*corev1.Pod]{}
+			if indexed {
+				opts.Indexers = cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]}
+			}
+			idx := cache.NewIndexer(opts)
+			for _, p := range []*corev1.Pod{
+				pod("a", "web-1", map[string]string{"app": "web"}),
+				pod("a", "db-1", map[string]string{"app": "db"}),
+				pod("b", "web-2", map[string]string{"app": "web"}),
+				pod("b", "other", nil),
+			} {
+				if err := idx.Add(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l := NewLister(idx)
+			web := labels.SelectorFromSet(labels.Set{"app": "web"})
+
+			cases := []struct {
+				name string
+				list func() ([]*corev1.Pod, error)
+				want []string
+			}{
+				{"all", func() ([]*corev1.Pod, error) { return l.List(labels.Everything()) }, []string{"a/db-1", "a/web-1", "b/other", "b/web-2"}},
+				{"nil selector", func() ([]*corev1.Pod, error) { return l.List(nil) }, []string{"a/db-1", "a/web-1", "b/other", "b/web-2"}},
+				{"web", func() ([]*corev1.Pod, error) { return l.List(web) }, []string{"a/web-1", "b/web-2"}},
+				{"ns a", func() ([]*corev1.Pod, error) { return l.Namespace("a").List(nil) }, []string{"a/db-1", "a/web-1"}},
+				{"ns b web", func() ([]*corev1.Pod, error) { return l.Namespace("b").List(web) }, []string{"b/web-2"}},
+				{"ns all web", func() ([]*corev1.Pod, error) { return l.Namespace(metav1.NamespaceAll).List(web) }, []string{"a/web-1", "b/web-2"}},
+				{"ns empty", func() ([]*corev1.Pod, error) { return l.Namespace("c").List(nil) }, nil},
+			}
+			for _, c := range cases {
+				got, err := c.list()
+				if err != nil {
+					t.Errorf("%s: %v", c.name, err)
+				}
+				if !slices.Equal(names(got), c.want) {
+					t.Errorf("%s: got %v, want %v", c.name, names(got), c.want)
+				}
+			}
+
+			p, err := l.Namespace("b").Get("web-2")
+			if err != nil || p.Name != "web-2" {
+				t.Errorf("Get b/web-2: %v, %v", p, err)
+			}
+			_, err = l.Namespace("a").Get("web-2")
+			var nf *NotFoundError
+			if !errors.Is(err, ErrNotFound) || !apierrors.IsNotFound(err) || !errors.As(err, &nf) || nf.Namespace != "a" {
+				t.Errorf("Get a/web-2: %v, want a NotFoundError in namespace a that apierrors.IsNotFound accepts", err)
+			}
+		})
+	}
+}
+
+func TestListerGetsClusterScopedObjects(t *testing.T) {
+	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Node]{})
+	if err := idx.Add(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLister(idx)
+	if n, err := l.Get("n1"); err != nil || n.Name != "n1" {
+		t.Errorf("Get n1: %v, %v", n, err)
+	}
+	if _, err := l.Get("n2"); !apierrors.IsNotFound(err) {
+		t.Errorf("Get n2: %v, want not found", err)
+	}
+}
+
+func BenchmarkListerNamespaceList(b *testing.B) {
+	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{
+		Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
+	})
+	for i := range 1000 {
+		ns := []string{"a", "b", "c", "d"}[i%4]
+		idx.Add(pod(ns, string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676)), map[string]string{"app": []string{"web", "db"}[i%2]}))
+	}
+	l := NewLister(idx)
+	sel := labels.SelectorFromSet(labels.Set{"app": "web"})
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := l.Namespace("b").List(sel); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,479 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/metrics"
+	"github.com/kinformer/kinformer/reflector"
+)
+
+// MutationDetectorEnv is the environment variable that, set to "true",
+// turns the cache mutation detector on for every shared informer.
+const MutationDetectorEnv = "KINFORMER_CACHE_MUTATION_DETECTOR"
+
+// SharedOptions configures NewShared. Source is required; every other field
+// has a usable zero value.
+type SharedOptions[T cache.Object] struct {
+	// Name names the informer in metrics and errors. Default: T's type,
+	// such as "*v1.Pod".
+	Name string
+	// Source is where objects come from.
+	Source listwatch.ListerWatcher[T]
+	// KeyFunc keys the cache. Default cache.MetaNamespaceKey, which Lister
+	// relies on.
+	KeyFunc cache.KeyFunc[T]
+	// Indexers are the cache's initial indexes. More can be added at any
+	// time with AddIndexers.
+	Indexers cache.Indexers[T]
+	// ResyncPeriod is the resync period of handlers that do not set their
+	// own; zero means they never resync.
+	ResyncPeriod time.Duration
+	// Transform, when set, is applied to every object the source delivers,
+	// before it is cached or handed to a handler. It may modify its argument
+	// in place (the object is not shared yet) and return it; an error drops
+	// the object and is reported. DropManagedFields is a ready one.
+	Transform func(T) (T, error)
+	// ErrorHandler receives every error: from the source (with the phase
+	// that failed), handler panics (*HandlerPanicError), cache mutations
+	// (*MutationError) and objects that could not be keyed. It is called
+	// from the informer's goroutines and must not block for long. Default:
+	// log with log/slog.
+	ErrorHandler func(error)
+	// Clock drives resync, back-off and the mutation detector. Default: the
+	// real clock.
+	Clock clock.WithTicker
+	// Metrics, when set, receives the informer's and its handlers'
+	// measurements. If it also implements metrics.ReflectorProvider, the
+	// informer's reflector reports to it too.
+	Metrics metrics.InformerProvider
+	// MutationDetector keeps a deep copy of every cached object and reports
+	// a *MutationError when a cached object changes. It needs T to implement
+	// runtime.Object (for DeepCopyObject). It is also turned on by
+	// KINFORMER_CACHE_MUTATION_DETECTOR=true (silently skipped then for a T
+	// that cannot be copied). It doubles the cache's memory: for tests.
+	MutationDetector bool
+	// MutationCheckPeriod is how often the detector compares. Default 1s.
+	MutationCheckPeriod time.Duration
+	// PageSize is the list page size; zero lets the reflector choose.
+	PageSize int64
+}
+
+type runState uint8
+
+const (
+	notStarted runState = iota
+	running
+	stopped
+)
+
+// SharedIndexInformer keeps an indexed cache of the objects of one source
+// and delivers their changes to any number of handlers.
+//
+// The cache. One goroutine, the informer's, applies the source's changes to
+// the cache (GetIndexer) in the order the source reported them; readers see
+// each change before any handler is told about it. Objects in the cache and
+// in notifications are shared by every reader and handler: they must not be
+// mutated (the mutation detector, MutationDetector, proves it in tests).
+//
+// Handlers. AddHandler and RemoveHandler may be called at any time, before,
+// during or after Run (adding fails once Run has returned). Each handler
+// gets:
+//
+//   - its own goroutine, so handlers run concurrently with each other and
+//     with the informer, and a slow or stuck handler delays nobody else;
+//   - for a handler added when objects are already cached, one OnAdd per
+//     cached object (isInInitialList true) before any other notification;
+//   - per object, notifications in the order the cache changed: OnAdd, then
+//     OnUpdate(old, new) with old the state the handler last saw, then
+//     OnDelete. A delete whose final state was missed (the object vanished
+//     during a disconnection) is OnDelete with stateUnknown set and the
+//     last known object. There is no order between different objects;
+//   - resyncs, if its period is set: OnUpdate(obj, obj) for every cached
+//     object, each period;
+//   - a Registration whose HasSynced turns true once the handler has
+//     returned from every notification of the initial list (or, for a
+//     handler added later, of the cached objects it was given).
+//
+// Back-pressure. A handler's pending notifications live in its own queue,
+// and adding to it never blocks. While the handler keeps up, it sees every
+// change. When it falls behind by more than the number of cached objects
+// (and at least 1024), its pending notifications for the same object are
+// merged: it then sees, per object, the latest state rather than every
+// intermediate one (an add then updates arrive as one add of the newest
+// state, updates as one update from the oldest to the newest state, an add
+// then a delete as nothing, a delete then a re-create as that delete then
+// that add). Its backlog is thereby bounded by the number of objects cached
+// or deleted since it last caught up, whatever the rate of changes. Merges
+// are counted in HandlerMetrics.Merged. Level-driven handlers, which act on
+// the current state, see no difference.
+//
+// Panics. A handler that panics has the panic recovered and reported to the
+// ErrorHandler as a *HandlerPanicError; its delivery goes on with the next
+// notification and its registration still syncs.
+//
+// A SharedIndexInformer is safe for concurrent use. Create it with
+// NewShared.
+type SharedIndexInformer[T cache.Object] struct {
+	// Set by NewShared, then read-only.
+	name       string
+	source     listwatch.ListerWatcher[T]
+	keyFunc    cache.KeyFunc[T]
+	indexer    cache.Indexer[T]
+	fifo       *cache.DeltaFIFO[T]
+	resync     time.Duration
+	report     func(error)
+	clock      clock.WithTicker
+	provider   metrics.InformerProvider
+	metrics    metrics.InformerMetrics
+	detector   *mutationDetector[T]
+	checkEvery time.Duration
+	pageSize   int64
+	// minThreshold is every new listener's minimum merge threshold
+	// (minMergeThreshold, lowered by tests).
+	minThreshold int
+
+	// cached counts the objects in indexer; written by the pop loop only.
+	cached atomic.Int64
+	// reflector is set by Run.
+	reflector atomic.Pointer[reflector.Reflector[T]]
+	// syncedCh is closed (under mu) when the initial list has been cached
+	// and handed to every handler.
+	syncedCh chan struct{}
+	// wg counts handler delivery goroutines; Run waits for it.
+	wg sync.WaitGroup
+
+	// mu serializes applying one key's changes (cache write plus
+	// notifications) with adding and removing handlers and with resync
+	// decisions, and guards the fields below. Lock order: mu, then a
+	// listener's mu, then the indexer's and the mutation detector's locks.
+	mu        sync.Mutex
+	state     runState
+	synced    bool
+	listeners []*listener[T]
+	// resyncCheck is the reflector's resync period, fixed by Run: the
+	// shortest handler period then.
+	resyncCheck time.Duration
+	nextHandler int
+}
+
+// NewShared builds a shared informer. It does nothing until Run.
+func NewShared[T cache.Object](opts SharedOptions[T]) (*SharedIndexInformer[T], error) {
+	if opts.Source == nil {
+		return nil, fmt.Errorf("informer: NewShared: nil Source")
+	}
+	inf := &SharedIndexInformer[T]{
+		name:         opts.Name,
+		keyFunc:      opts.KeyFunc,
+		resync:       opts.ResyncPeriod,
+		report:       opts.ErrorHandler,
+		clock:        opts.Clock,
+		provider:     opts.Metrics,
+		checkEvery:   opts.MutationCheckPeriod,
+		pageSize:     opts.PageSize,
+		syncedCh:     make(chan struct{}),
+		minThreshold: minMergeThreshold,
+	}
+	if inf.name == "" {
+		var zero T
+		inf.name = fmt.Sprintf("%T", zero)
+	}
+	if inf.keyFunc == nil {
+		inf.keyFunc = cache.MetaNamespaceKey[T]
+	}
+	if inf.clock == nil {
+		inf.clock = clock.RealClock{}
+	}
+	if inf.report == nil {
+		name := inf.name
+		inf.report = func(err error) { slog.Error("informer error", "informer", name, "error", err) }
+	}
+	if inf.checkEvery <= 0 {
+		inf.checkEvery = time.Second
+	}
+	if inf.provider != nil {
+		inf.metrics = inf.provider.NewInformerMetrics(inf.name)
+	}
+	inf.metrics = inf.metrics.WithDefaults()
+	inf.source = &instrumentedSource[T]{inner: opts.Source, m: inf.metrics, clock: inf.clock}
+
+	env, _ := strconv.ParseBool(os.Getenv(MutationDetectorEnv))
+	if opts.MutationDetector || env {
+		d, err := newMutationDetector[T](inf.report)
+		if err != nil && opts.MutationDetector {
+			return nil, fmt.Errorf("informer: NewShared: %w", err)
+		}
+		inf.detector = d
+	}
+	inf.indexer = cache.NewIndexer(cache.IndexerOptions[T]{KeyFunc: inf.keyFunc, Indexers: opts.Indexers})
+	inf.fifo = cache.NewDeltaFIFO(cache.DeltaFIFOOptions[T]{
+		KeyFunc:      inf.keyFunc,
+		KnownObjects: inf.indexer,
+		Transform:    opts.Transform,
+	})
+	return inf, nil
+}
+
+// Name returns the informer's name.
+func (inf *SharedIndexInformer[T]) Name() string { return inf.name }
+
+// GetStore returns the cache, read-only: writing to it corrupts the
+// informer. It is the same object as GetIndexer.
+func (inf *SharedIndexInformer[T]) GetStore() cache.Store[T] { return inf.indexer }
+
+// GetIndexer returns the cache, for reads (its write methods must not be
+// used). Returned objects are shared and must not be mutated.
+func (inf *SharedIndexInformer[T]) GetIndexer() cache.Indexer[T] { return inf.indexer }
+
+// AddIndexers adds indexes to the cache, before or after Run; objects
+// already cached are indexed at once.
+func (inf *SharedIndexInformer[T]) AddIndexers(indexers cache.Indexers[T]) error {
+	return inf.indexer.AddIndexers(indexers)
+}
+
+// HasSynced reports whether the initial list has been cached and handed to
+// every handler's queue (not necessarily processed: see
+// Registration.HasSynced for that).
+func (inf *SharedIndexInformer[T]) HasSynced() bool {
+	select {
+	case <-inf.syncedCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitForCacheSync blocks until HasSynced is true, and returns true, or
+// until ctx is done, and returns false.
+func (inf *SharedIndexInformer[T]) WaitForCacheSync(ctx context.Context) bool {
+	select {
+	case <-inf.syncedCh:
+		return true
+	case <-ctx.Done():
+		return inf.HasSynced()
+	}
+}
+
+// LastSyncResourceVersion returns the resource version the cache is at: the
+// version of the last list or watch event applied by the reflector. It is
+// "" before Run.
+func (inf *SharedIndexInformer[T]) LastSyncResourceVersion() string {
+	if r := inf.reflector.Load(); r != nil {
+		return r.LastSyncResourceVersion()
+	}
+	return ""
+}
+
+// IsStopped reports whether Run has returned (or is returning).
+func (inf *SharedIndexInformer[T]) IsStopped() bool {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	return inf.state == stopped
+}
+
+// Run lists and watches the source, keeps the cache and delivers
+// notifications until ctx is done. It blocks until every goroutine it
+// started has exited, including handler goroutines: a handler stuck in a
+// call keeps Run from returning. Run may be called once; it returns
+// ErrAlreadyStarted after that, and nil when ctx ends it.
+func (inf *SharedIndexInformer[T]) Run(ctx context.Context) error {
+	inf.mu.Lock()
+	if inf.state != notStarted {
+		inf.mu.Unlock()
+		return ErrAlreadyStarted
+	}
+	inf.resyncCheck = inf.minResyncLocked()
+	r, err := reflector.New(reflector.Options[T]{
+		Name:         inf.name,
+		Source:       inf.source,
+		Store:        syncingWriter[T]{inf: inf},
+		KeyFunc:      inf.keyFunc,
+		PageSize:     inf.pageSize,
+		ResyncPeriod: inf.resyncCheck,
+		ShouldResync: inf.shouldResync,
+		ErrorHandler: inf.report,
+		Clock:        inf.clock,
+		Metrics:      reflectorProvider(inf.provider),
+	})
+	if err != nil {
+		inf.mu.Unlock()
+		return fmt.Errorf("informer %s: %w", inf.name, err)
+	}
+	inf.reflector.Store(r)
+	inf.state = running
+	now := inf.clock.Now()
+	for _, l := range inf.listeners {
+		inf.startLocked(l, now)
+	}
+	inf.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer inf.fifo.Close() // ends the pop loop below
+		if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+			inf.report(fmt.Errorf("informer %s: reflector: %w", inf.name, err))
+		}
+	})
+	if inf.detector != nil {
+		wg.Go(func() { inf.detector.run(ctx, inf.clock, inf.checkEvery) })
+	}
+	inf.popLoop(ctx)
+	cancel()
+	inf.fifo.Close()
+	wg.Wait()
+
+	inf.mu.Lock()
+	inf.state = stopped
+	for _, l := range inf.listeners {
+		l.stop()
+	}
+	inf.mu.Unlock()
+	inf.wg.Wait()
+	return nil
+}
+
+// reflectorProvider passes the informer's metrics provider on to its
+// reflector when the provider also makes reflector metrics.
+func reflectorProvider(p metrics.InformerProvider) metrics.ReflectorProvider {
+	rp, _ := p.(metrics.ReflectorProvider)
+	return rp
+}
+
+// popLoop applies the delta queue to the cache until ctx is done or the
+// queue is closed.
+func (inf *SharedIndexInformer[T]) popLoop(ctx context.Context) {
+	for {
+		_, err := inf.fifo.Pop(ctx, inf.process)
+		if ctx.Err() != nil || inf.fifo.IsClosed() {
+			return
+		}
+		if err != nil {
+			inf.report(fmt.Errorf("informer %s: %w", inf.name, err))
+		}
+		inf.metrics.QueueDepth.Set(float64(inf.fifo.Len()))
+		if !inf.HasSynced() && inf.fifo.HasSynced() {
+			inf.markSynced()
+		}
+	}
+}
+
+// markSynced records that the initial list has been handed out.
+func (inf *SharedIndexInformer[T]) markSynced() {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.synced {
+		return
+	}
+	inf.synced = true
+	close(inf.syncedCh)
+	for _, l := range inf.listeners {
+		l.markSynced()
+	}
+}
+
+// process applies one key's deltas to the cache and notifies handlers.
+// Errors are reported after the lock is released, so that an error handler
+// may call back into the informer.
+func (inf *SharedIndexInformer[T]) process(deltas cache.Deltas[T], initial bool) error {
+	if len(deltas) == 0 {
+		return nil
+	}
+	key, err := inf.keyFunc(deltas[0].Object)
+	if err != nil {
+		inf.report(fmt.Errorf("informer %s: %w", inf.name, err))
+		return nil
+	}
+	var errs []error
+	inf.mu.Lock()
+	for _, d := range deltas {
+		if err := inf.applyLocked(key, d, initial); err != nil {
+			errs = append(errs, fmt.Errorf("informer %s: %s %q: %w", inf.name, d.Type, key, err))
+		}
+	}
+	inf.mu.Unlock()
+	for _, err := range errs {
+		inf.report(err)
+	}
+	return nil
+}
+
+// applyLocked applies one delta to the cache and hands the matching
+// notification to the handlers.
+func (inf *SharedIndexInformer[T]) applyLocked(key string, d cache.Delta[T], initial bool) error {
+	old, exists, err := inf.indexer.GetByKey(key)
+	if err != nil {
+		return err
+	}
+	if d.Type == cache.Deleted {
+		if !exists {
+			return nil // the handlers never saw it
+		}
+		if err := inf.indexer.Delete(d.Object); err != nil {
+			return err
+		}
+		inf.cached.Add(-1)
+		if inf.detector != nil {
+			inf.detector.forget(key)
+		}
+		inf.distributeLocked(key, notification[T]{kind: deleteNotification, obj: d.Object, unknown: d.StateUnknown}, false)
+		return nil
+	}
+	if exists {
+		if err := inf.indexer.Update(d.Object); err != nil {
+			return err
+		}
+		// A resync, or a relist that found the object unchanged, goes only
+		// to the handlers whose resync is due.
+		isSync := d.Type == cache.Sync ||
+			d.Type == cache.Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion()
+		inf.distributeLocked(key, notification[T]{kind: updateNotification, old: old, obj: d.Object}, isSync)
+	} else {
+		if err := inf.indexer.Add(d.Object); err != nil {
+			return err
+		}
+		inf.cached.Add(1)
+		inf.distributeLocked(key, notification[T]{kind: addNotification, obj: d.Object, initial: initial}, false)
+	}
+	if inf.detector != nil {
+		inf.detector.record(key, d.Object)
+	}
+	return nil
+}
+
+func (inf *SharedIndexInformer[T]) distributeLocked(key string, n notification[T], isSync bool) {
+	for _, l := range inf.listeners {
+		if isSync && !l.resyncDue {
+			continue
+		}
+		l.add(key, n)
+	}
+}
+
+// syncingWriter is the store the reflector writes to: the delta queue, plus
+// a sync check after Replace, which catches an initial list with nothing in
+// it (no pop would follow to notice it).
+type syncingWriter[T cache.Object] struct{ inf *SharedIndexInformer[T] }
+
+func (w syncingWriter[T]) Add(obj T) error    { return w.inf.fifo.Add(obj) }
+func (w syncingWriter[T]) Update(obj T) error { return w.inf.fifo.Update(obj) }
+func (w syncingWriter[T]) Delete(obj T) error { return w.inf.fifo.Delete(obj) }
+func (w syncingWriter[T]) Resync() error      { return w.inf.fifo.Resync() }
+
+func (w syncingWriter[T]) Replace(items []T, rv string) error {
+	err := w.inf.fifo.Replace(items, rv)
+	if err == nil && !w.inf.HasSynced() && w.inf.fifo.HasSynced() {
+		w.inf.markSynced()
+	}
+	return err
+}

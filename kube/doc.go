@@ -1,0 +1,32 @@
+// Package kube holds kinformer's sources for a real kube-apiserver: each
+// implements listwatch.ListerWatcher[T] over HTTP.
+//
+//   - Typed serves a built-in resource as its Go type (for example
+//     *corev1.Pod). The resource is resolved from the Go type; the wire format
+//     is protobuf, with JSON accepted when a server answers in JSON.
+//   - Dynamic serves any resource, custom resources included, as
+//     *unstructured.Unstructured over JSON.
+//   - Metadata serves any resource as *metav1.PartialObjectMetadata, for
+//     callers that need only names, labels, owners and versions.
+//
+// LoadConfig finds a kubeconfig the usual way, and Resolve maps a user's
+// string ("po", "deploy", "foos.example.com") to a resource through discovery.
+//
+// Every failure a source returns is mapped onto the listwatch errors
+// (ErrExpired, ErrTooLargeResourceVersion, ErrUnavailable,
+// ErrStreamingListUnsupported) where one fits, and otherwise keeps the
+// server's *apierrors.StatusError reachable through errors.As, with its HTTP
+// status and message intact. On a watch, an event whose object is of another
+// kind than the source serves comes out of Next as a *listwatch.DecodeError
+// (the stream goes on); bytes that do not decode end the stream with an
+// error wrapping ErrMalformed. Sources never retry: back-off belongs to the
+// reflector.
+//
+// Sources made from the same rest.Config share client-go's cached transport
+// when the config allows it; SourceOptions.HTTPClient shares one client
+// explicitly, and a RateLimiter set in the config is shared by every source
+// made from it (otherwise each source has its own QPS/Burst bucket).
+//
+// Objects returned by List and Watch are owned by the caller; a source keeps
+// no reference to them.
+package kube

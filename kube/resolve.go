@@ -1,0 +1,78 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// Resource names one resource of a cluster: what Dynamic and Metadata take,
+// and whether a namespace applies to it.
+type Resource struct {
+	GVR        schema.GroupVersionResource
+	Kind       string
+	Namespaced bool
+}
+
+// Resolve maps what a user types to a resource, through the server's
+// discovery: a plural ("pods"), singular ("pod"), kind ("Pod"), short name
+// ("po", "deploy"), or any of those qualified by group or version and group
+// ("deployments.apps", "deployments.v1.apps", "widgets.example.com"), custom
+// resources included. When a name matches in several groups, the server's
+// preferred one wins, as in kubectl. An unknown name is an error wrapping
+// meta's NoResourceMatchError.
+//
+// Each call reads discovery afresh; callers resolving many names should
+// keep the results.
+func Resolve(ctx context.Context, cfg *rest.Config, name string) (Resource, error) {
+	arg := strings.ToLower(strings.TrimSpace(name))
+	if arg == "" {
+		return Resource{}, fmt.Errorf("kube: empty resource name")
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return Resource{}, fmt.Errorf("kube: discovery client: %w", err)
+	}
+	groups, err := restmapper.GetAPIGroupResourcesWithContext(ctx, dc)
+	if err != nil && len(groups) == 0 {
+		// Partial discovery failures (one broken aggregated API) still leave
+		// the other groups usable; only give up when nothing came back.
+		return Resource{}, fmt.Errorf("kube: discovery: %w", mapError(err))
+	}
+	mapper := restmapper.NewShortcutExpanderWithContext(
+		restmapper.NewDiscoveryRESTMapperWithContext(groups), dc, func(string) {})
+
+	full, partial := schema.ParseResourceArg(arg)
+	var gvr schema.GroupVersionResource
+	found := false
+	if full != nil {
+		if r, err := mapper.ResourceForWithContext(ctx, *full); err == nil {
+			gvr, found = r, true
+		}
+	}
+	if !found {
+		gvr, err = mapper.ResourceForWithContext(ctx, partial.WithVersion(""))
+		if err != nil {
+			return Resource{}, fmt.Errorf("kube: resource %q: %w", name, err)
+		}
+	}
+	gvk, err := mapper.KindForWithContext(ctx, gvr)
+	if err != nil {
+		return Resource{}, fmt.Errorf("kube: kind of %q: %w", name, err)
+	}
+	mapping, err := mapper.RESTMappingWithContext(ctx, gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return Resource{}, fmt.Errorf("kube: scope of %q: %w", name, err)
+	}
+	return Resource{
+		GVR:        gvr,
+		Kind:       gvk.Kind,
+		Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
+	}, nil
+}

@@ -1,0 +1,245 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// Client-side rate limits applied to a source whose rest.Config leaves QPS
+// and Burst at zero (client-go's own defaults, 5 and 10, starve informers).
+const (
+	DefaultQPS   = 50
+	DefaultBurst = 100
+)
+
+// SourceOptions narrow what a source lists and watches. The zero value means
+// every object of the resource, in every namespace.
+type SourceOptions struct {
+	// Namespace restricts a namespaced resource to one namespace. It is
+	// ignored for cluster-scoped built-in resources (as client-go's
+	// factory does). For Dynamic and Metadata sources a non-empty
+	// Namespace means the resource is namespaced.
+	Namespace string
+	// LabelSelector and FieldSelector filter objects on the server, in its
+	// string syntax. They are combined (AND) with the selectors of each
+	// List or Watch call.
+	LabelSelector string
+	FieldSelector string
+	// HTTPClient, when set, carries every request (it must come from
+	// rest.HTTPClientFor of the same config). A factory passes one client
+	// to all its sources so they share connections even when client-go
+	// cannot cache the config's transport (custom Dial, WrapTransport,
+	// exec credentials). nil: rest.HTTPClientFor(cfg).
+	HTTPClient *http.Client
+}
+
+// source implements listwatch.ListerWatcher[T] for one resource. It is
+// immutable after construction and safe for concurrent use.
+type source[T cache.Object] struct {
+	client    *rest.RESTClient
+	gvr       schema.GroupVersionResource
+	namespace string
+	opts      SourceOptions
+	codec     *codec[T]
+}
+
+var _ listwatch.ListerWatcher[*metav1.PartialObjectMetadata] = (*source[*metav1.PartialObjectMetadata])(nil)
+
+// newSource builds the REST client for gvr. cfg is copied, not kept.
+func newSource[T cache.Object](cfg *rest.Config, gvr schema.GroupVersionResource, namespaced bool, opts SourceOptions, c *codec[T]) (*source[T], error) {
+	if cfg == nil {
+		return nil, errors.New("kube: nil rest.Config")
+	}
+	if gvr.Resource == "" || gvr.Version == "" {
+		return nil, fmt.Errorf("kube: resource %q needs a version and a resource name", gvr.String())
+	}
+	rc := rest.CopyConfig(cfg)
+	gv := gvr.GroupVersion()
+	rc.GroupVersion = &gv
+	rc.APIPath = "/apis"
+	if gv.Group == "" {
+		rc.APIPath = "/api"
+	}
+	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc.AcceptContentTypes = c.listAccept
+	if rc.QPS == 0 && rc.Burst == 0 && rc.RateLimiter == nil {
+		rc.QPS, rc.Burst = DefaultQPS, DefaultBurst
+	}
+	if rc.UserAgent == "" {
+		rc.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	httpClient := opts.HTTPClient
+	if httpClient == nil {
+		var err error
+		if httpClient, err = rest.HTTPClientFor(rc); err != nil {
+			return nil, fmt.Errorf("kube: HTTP client for %s: %w", gvr.String(), err)
+		}
+	}
+	client, err := rest.RESTClientForConfigAndClient(rc, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("kube: client for %s: %w", gvr.String(), err)
+	}
+	s := &source[T]{client: client, gvr: gvr, opts: opts, codec: c}
+	if namespaced {
+		s.namespace = opts.Namespace
+	}
+	return s, nil
+}
+
+// request builds a GET of the collection with opts as query parameters.
+func (s *source[T]) request(opts listwatch.Options, watch bool) *rest.Request {
+	r := s.client.Get().Resource(s.gvr.Resource)
+	if s.namespace != "" {
+		r = r.Namespace(s.namespace)
+	}
+	set := func(k, v string) {
+		if v != "" {
+			r = r.Param(k, v)
+		}
+	}
+	if watch {
+		set("watch", "true")
+		if opts.AllowBookmarks {
+			set("allowWatchBookmarks", "true")
+		}
+		if opts.SendInitialEvents {
+			set("sendInitialEvents", "true")
+		}
+	} else {
+		if opts.Limit > 0 {
+			set("limit", strconv.FormatInt(opts.Limit, 10))
+		}
+		set("continue", opts.Continue)
+	}
+	set("resourceVersion", opts.ResourceVersion)
+	set("resourceVersionMatch", string(opts.ResourceVersionMatch))
+	set("labelSelector", joinSelectors(s.opts.LabelSelector, opts.LabelSelector))
+	set("fieldSelector", joinSelectors(s.opts.FieldSelector, opts.FieldSelector))
+	if opts.TimeoutSeconds > 0 {
+		set("timeoutSeconds", strconv.FormatInt(opts.TimeoutSeconds, 10))
+	}
+	return r
+}
+
+func joinSelectors(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "," + b
+}
+
+// List returns one page. The items are the caller's; the source keeps none.
+// It is rate limited by the config's QPS and Burst. It does not retry:
+// rest's retries on 5xx answers carrying Retry-After would, for a too-large
+// resource version, repeat a request the apiserver holds for seconds ten
+// times over, hiding the failure from the reflector, which owns back-off.
+func (s *source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[T], error) {
+	res := s.request(opts, false).MaxRetries(0).Do(ctx)
+	if err := res.Error(); err != nil {
+		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), mapError(err))
+	}
+	body, _ := res.Raw()
+	page, err := s.codec.list(body, bytes.HasPrefix(body, protoMagic))
+	if err != nil {
+		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), err)
+	}
+	return page, nil
+}
+
+// Watch opens a watch. It is not rate limited (a watch is long-lived, as in
+// client-go). The returned Watch decodes in the caller's goroutine; see
+// listwatch.Watch for its contract. An event carrying another kind than the
+// source serves comes out of Next as a *listwatch.DecodeError and the stream
+// stays usable; a stream that cannot be decoded ends with ErrMalformed.
+func (s *source[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatch.Watch[T], error) {
+	u := s.request(opts, true).URL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), err)
+	}
+	req.Header.Set("Accept", s.codec.watchAccept)
+	resp, err := s.client.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapError(err))
+	}
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		_ = resp.Body.Close()
+		err := responseError(resp, body)
+		if opts.SendInitialEvents && streamingRejected(err) {
+			return nil, fmt.Errorf("watch %s: %w: %w", s.describe(), listwatch.ErrStreamingListUnsupported, err)
+		}
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapError(err))
+	}
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	proto := strings.Contains(media, "protobuf")
+	return newStreamWatch(ctx, resp.Body, s.codec, proto), nil
+}
+
+func (s *source[T]) describe() string {
+	d := s.gvr.Resource
+	if s.gvr.Group != "" {
+		d += "." + s.gvr.Group
+	}
+	if s.namespace != "" {
+		d += " in namespace " + s.namespace
+	}
+	return d
+}
+
+// responseError builds the error of a failed response: the server's Status
+// when the body holds one (protobuf or JSON), otherwise a generic error
+// with the HTTP status and the body's text.
+func responseError(resp *http.Response, body []byte) error {
+	if st, ok := decodeStatus(body); ok {
+		if st.Code == 0 {
+			st.Code = int32(resp.StatusCode)
+		}
+		if st.Status == "" {
+			st.Status = metav1.StatusFailure
+		}
+		return &apierrors.StatusError{ErrStatus: *st}
+	}
+	retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	msg := strings.TrimSpace(truncate(body))
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodGet, schema.GroupResource{}, "", msg, retryAfter, true)
+}
+
+// decodeStatus decodes a metav1.Status from a response body.
+func decodeStatus(body []byte) (*metav1.Status, bool) {
+	st := &metav1.Status{}
+	if bytes.HasPrefix(body, protoMagic) {
+		env, err := parseEnvelope(body)
+		if err != nil || string(env.kind) != "Status" || st.Unmarshal(env.raw) != nil {
+			return nil, false
+		}
+		return st, true
+	}
+	if err := json.Unmarshal(body, st); err != nil || st.Kind != "Status" {
+		return nil, false
+	}
+	return st, true
+}

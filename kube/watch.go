@@ -1,0 +1,252 @@
+package kube
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// maxFrame bounds one protobuf watch frame, so a corrupt length cannot make
+// the decoder allocate gigabytes. The apiserver's own request limit is far
+// below it.
+const maxFrame = 128 << 20
+
+// initialEventsEnd is the annotation on the bookmark that ends a streaming
+// list.
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+// streamWatch is a pull decoder over a watch response body: Next reads and
+// decodes exactly one event in the caller's goroutine. There is no reader
+// goroutine and no channel.
+type streamWatch[T cache.Object] struct {
+	body  io.ReadCloser
+	codec *codec[T]
+	// proto selects length-delimited protobuf frames; otherwise the body
+	// is a stream of JSON objects read through dec.
+	proto bool
+	dec   *json.Decoder
+	buf   []byte // protobuf frame buffer, reused: decoded objects copy out of it
+
+	// closed is set by Close and by cancellation of the watch's context;
+	// once set, a failing read means a clean end (io.EOF).
+	closed    atomic.Bool
+	closeOnce sync.Once
+	// stopAfter unregisters the context.AfterFunc that closes the body.
+	stopAfter func() bool
+
+	// err is the terminal error Next returns from then on. Only Next
+	// touches it (Next is not safe for concurrent use).
+	err error
+}
+
+// newStreamWatch starts decoding body. It closes body when ctx is done or
+// Close is called, whichever is first.
+func newStreamWatch[T cache.Object](ctx context.Context, body io.ReadCloser, c *codec[T], proto bool) *streamWatch[T] {
+	w := &streamWatch[T]{body: body, codec: c, proto: proto}
+	if !proto {
+		w.dec = json.NewDecoder(body)
+	}
+	w.stopAfter = context.AfterFunc(ctx, w.shut)
+	return w
+}
+
+func (w *streamWatch[T]) shut() {
+	w.closed.Store(true)
+	w.closeOnce.Do(func() { _ = w.body.Close() })
+}
+
+// Close ends the stream and unblocks a pending Next. Safe to call more than
+// once and from any goroutine.
+func (w *streamWatch[T]) Close() error {
+	w.stopAfter()
+	w.shut()
+	return nil
+}
+
+// Next returns the next event. A *listwatch.DecodeError (an object of
+// another kind than the source serves) skips one event and leaves the
+// stream usable; every other error, and io.EOF, is final.
+func (w *streamWatch[T]) Next() (listwatch.Event[T], error) {
+	if w.err != nil {
+		return listwatch.Event[T]{}, w.err
+	}
+	var ev listwatch.Event[T]
+	var err error
+	if w.proto {
+		ev, err = w.nextProto()
+	} else {
+		ev, err = w.nextJSON()
+	}
+	if err != nil && !errors.Is(err, listwatch.ErrWrongType) {
+		w.err = err
+	}
+	return ev, err
+}
+
+// readFailed turns a failed read of the body into Next's error: a clean end
+// when the stream was closed or cancelled, or ended between events.
+func (w *streamWatch[T]) readFailed(err error, atBoundary bool) error {
+	switch {
+	case w.closed.Load(), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return io.EOF
+	case errors.Is(err, io.EOF) && atBoundary:
+		return io.EOF
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: watch stream ended inside an event: %w", ErrMalformed, io.ErrUnexpectedEOF)
+	}
+	return fmt.Errorf("reading watch stream: %w", mapError(err))
+}
+
+func (w *streamWatch[T]) nextProto() (listwatch.Event[T], error) {
+	var hdr [4]byte
+	if n, err := io.ReadFull(w.body, hdr[:]); err != nil {
+		return listwatch.Event[T]{}, w.readFailed(err, n == 0)
+	}
+	size := binary.BigEndian.Uint32(hdr[:])
+	if size > maxFrame {
+		return listwatch.Event[T]{}, fmt.Errorf("%w: watch frame of %d bytes exceeds %d", ErrMalformed, size, maxFrame)
+	}
+	if cap(w.buf) < int(size) {
+		w.buf = make([]byte, size)
+	}
+	frame := w.buf[:size]
+	if _, err := io.ReadFull(w.body, frame); err != nil {
+		return listwatch.Event[T]{}, w.readFailed(err, false)
+	}
+	return decodeProtoEvent(w.codec, frame)
+}
+
+// decodeProtoEvent decodes one protobuf watch frame (a metav1.WatchEvent).
+func decodeProtoEvent[T cache.Object](c *codec[T], frame []byte) (listwatch.Event[T], error) {
+	var ev listwatch.Event[T]
+	typ, raw, err := parseWatchEvent(frame)
+	if err != nil {
+		return ev, err
+	}
+	ev.Type, err = eventType(string(typ))
+	if err != nil {
+		return ev, err
+	}
+	env, err := parseEnvelope(raw)
+	if err != nil {
+		return ev, err
+	}
+	if ev.Type == listwatch.Error {
+		if string(env.kind) != "Status" {
+			return ev, fmt.Errorf("%w: ERROR event carrying %s %s instead of a Status", ErrMalformed, env.apiVersion, env.kind)
+		}
+		var st metav1.Status
+		if err := st.Unmarshal(env.raw); err != nil {
+			return ev, fmt.Errorf("%w: Status: %w", ErrMalformed, err)
+		}
+		ev.Err = statusError(&st)
+		return ev, nil
+	}
+	if string(env.apiVersion) != c.apiVersion || (c.kind != "" && string(env.kind) != c.kind) {
+		return ev, &listwatch.DecodeError{Type: ev.Type, Got: string(env.apiVersion) + " " + string(env.kind),
+			Err: fmt.Errorf("want %s %s", c.apiVersion, c.kind)}
+	}
+	if c.protoObject == nil {
+		return ev, fmt.Errorf("%w: protobuf object for a JSON-only source", ErrMalformed)
+	}
+	obj, err := c.protoObject(env.raw)
+	if err != nil {
+		return ev, err
+	}
+	return finishEvent(ev, obj), nil
+}
+
+// jsonEvent is a metav1.WatchEvent as JSON, the object left undecoded.
+type jsonEvent struct {
+	Type   string          `json:"type"`
+	Object json.RawMessage `json:"object"`
+}
+
+func (w *streamWatch[T]) nextJSON() (listwatch.Event[T], error) {
+	var je jsonEvent
+	if err := w.dec.Decode(&je); err != nil {
+		var syntax *json.SyntaxError
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &syntax) || errors.As(err, &typeErr) {
+			return listwatch.Event[T]{}, fmt.Errorf("%w: watch event: %w", ErrMalformed, err)
+		}
+		return listwatch.Event[T]{}, w.readFailed(err, errors.Is(err, io.EOF))
+	}
+	return decodeJSONEvent(w.codec, &je)
+}
+
+// decodeJSONEvent decodes one JSON watch event.
+func decodeJSONEvent[T cache.Object](c *codec[T], je *jsonEvent) (listwatch.Event[T], error) {
+	var ev listwatch.Event[T]
+	var err error
+	ev.Type, err = eventType(je.Type)
+	if err != nil {
+		return ev, err
+	}
+	if ev.Type == listwatch.Error {
+		var st metav1.Status
+		if err := json.Unmarshal(je.Object, &st); err != nil || st.Kind != "Status" {
+			return ev, fmt.Errorf("%w: ERROR event without a Status: %s", ErrMalformed, truncate(je.Object))
+		}
+		ev.Err = statusError(&st)
+		return ev, nil
+	}
+	obj, err := c.jsonObject(je.Object)
+	var de *listwatch.DecodeError
+	if errors.As(err, &de) && de.Type == "" {
+		de.Type = ev.Type
+	}
+	if err != nil {
+		return ev, err
+	}
+	return finishEvent(ev, obj), nil
+}
+
+// finishEvent fills the fields derived from the object.
+func finishEvent[T cache.Object](ev listwatch.Event[T], obj T) listwatch.Event[T] {
+	ev.Object = obj
+	ev.ResourceVersion = obj.GetResourceVersion()
+	if ev.Type == listwatch.Bookmark {
+		if a, ok := any(obj).(interface{ GetAnnotations() map[string]string }); ok {
+			ev.InitialEventsEnd = a.GetAnnotations()[initialEventsEnd] == "true"
+		}
+	}
+	return ev
+}
+
+// eventType maps the wire's event type onto the listwatch constant (so an
+// event's type costs no allocation).
+func eventType(s string) (listwatch.EventType, error) {
+	switch s {
+	case string(listwatch.Added):
+		return listwatch.Added, nil
+	case string(listwatch.Modified):
+		return listwatch.Modified, nil
+	case string(listwatch.Deleted):
+		return listwatch.Deleted, nil
+	case string(listwatch.Bookmark):
+		return listwatch.Bookmark, nil
+	case string(listwatch.Error):
+		return listwatch.Error, nil
+	}
+	return "", fmt.Errorf("%w: unknown watch event type %q", ErrMalformed, truncate([]byte(s)))
+}
+
+// truncate shortens b for an error message.
+func truncate(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
+}

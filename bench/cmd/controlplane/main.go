@@ -1,0 +1,83 @@
+// Command controlplane runs scenario 7: kinformer and client-go each sync
+// the same pods from a real local kube-apiserver (testenv), in separate
+// processes, runs alternating, and prints the sync time and peak RSS of
+// each side (median, then min/median/max) with their ratio and target. It
+// is separate from cmd/bench because it needs a control plane (built from
+// source on first use, many minutes) and minutes of pod creation.
+//
+//	go run ./cmd/controlplane [-pods 20000] [-count 5] [-json results/controlplane.json]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/kinformer/kinformer/bench/scenario"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	// A child run (the binary re-executed for one side) does only that.
+	if child, err := scenario.RunChild(ctx); child {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "controlplane child:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "controlplane:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+	var (
+		pods  = flag.Int("pods", 20_000, "pods to create and sync")
+		count = flag.Int("count", 5, "runs per side, alternating which side goes first")
+		out   = flag.String("json", "results/controlplane.json", "write the results as JSON here (empty: do not write)")
+	)
+	flag.Parse()
+	reports, err := scenario.RunControlPlane(ctx, scenario.ControlPlaneOptions{
+		Pods:  *pods,
+		Count: *count,
+		Progress: func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range reports {
+		verdict := "met"
+		if !r.Met {
+			verdict = "MISSED"
+		}
+		fmt.Printf("%s ours=%.4g%s clientgo=%.4g%s ratio=%.2f target=%s %s\n",
+			r.Name, r.Ours.Median, r.Unit, r.ClientGo.Median, r.Unit, r.Ratio, r.Target, verdict)
+		fmt.Printf("  ours     min=%.4g median=%.4g max=%.4g %s (n=%d)\n", r.Ours.Min, r.Ours.Median, r.Ours.Max, r.Unit, len(r.Ours.Runs))
+		fmt.Printf("  clientgo min=%.4g median=%.4g max=%.4g %s (n=%d)\n", r.ClientGo.Min, r.ClientGo.Median, r.ClientGo.Max, r.Unit, len(r.ClientGo.Runs))
+	}
+	if *out == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(struct {
+		Time      time.Time         `json:"time"`
+		Pods      int               `json:"pods"`
+		Scenarios []scenario.Report `json:"scenarios"`
+	}{time.Now().UTC(), *pods, reports}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(*out, append(b, '\n'), 0o644)
+}

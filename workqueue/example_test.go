@@ -1,0 +1,87 @@
+package workqueue_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kinformer/kinformer/workqueue"
+)
+
+func Example() {
+	q := workqueue.New(workqueue.Options[string]{Name: "pods"})
+	for _, key := range []string{"default/a", "default/b", "default/a"} {
+		q.Add(key) // the second default/a is de-duplicated
+	}
+
+	var (
+		mu   sync.Mutex
+		seen []string
+		wg   sync.WaitGroup
+	)
+	wg.Go(func() { // one worker; a controller runs several
+		for {
+			key, err := q.Get(context.Background())
+			if errors.Is(err, workqueue.ErrShutDown) {
+				return
+			}
+			mu.Lock()
+			seen = append(seen, key)
+			mu.Unlock()
+			q.Forget(key) // success: clear its back-off
+			q.Done(key)
+		}
+	})
+
+	// Stop taking work, and wait until everything queued is processed.
+	if err := q.ShutDownWithDrain(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	wg.Wait()
+	fmt.Println(seen)
+	// Output: [default/a default/b]
+}
+
+func ExampleNewExponential() {
+	backoff := workqueue.NewExponential[string](workqueue.ExponentialOptions{
+		Base: 10 * time.Millisecond,
+		Max:  time.Second,
+	})
+	var delays []any
+	for range 8 {
+		delays = append(delays, backoff.When("default/a"))
+	}
+	fmt.Println(delays...)
+	fmt.Println(backoff.NumRequeues("default/a"))
+	backoff.Forget("default/a")
+	fmt.Println(backoff.When("default/a"))
+	// Output:
+	// 10ms 20ms 40ms 80ms 160ms 320ms 640ms 1s
+	// 8
+	// 10ms
+}
+
+func ExampleQueue_AddRateLimited() {
+	// A fake clock makes back-off visible without waiting.
+	fc := clocktesting.NewFakeClock(time.Unix(0, 0))
+	q := workqueue.New(workqueue.Options[string]{
+		Clock:       fc,
+		RateLimiter: workqueue.NewExponential[string](workqueue.ExponentialOptions{Base: time.Second}),
+	})
+	defer q.ShutDown()
+
+	q.AddRateLimited("default/a") // first failure: retry in 1s
+	fmt.Println("waiting:", q.Len())
+	fc.Step(time.Second)
+	key, _ := q.Get(context.Background()) // blocks until the delay has passed
+	fmt.Println("retrying:", key, "requeues:", q.NumRequeues(key))
+	q.Forget(key)
+	q.Done(key)
+	// Output:
+	// waiting: 0
+	// retrying: default/a requeues: 1
+}

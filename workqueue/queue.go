@@ -1,0 +1,372 @@
+package workqueue
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/kinformer/kinformer/metrics"
+)
+
+// ErrShutDown is returned by Get once the queue has been shut down and has
+// nothing left to hand out.
+var ErrShutDown = errors.New("workqueue: shut down")
+
+// Options configures [New]. The zero value is a usable, unnamed queue on the
+// real clock with the default rate limiter and no metrics.
+type Options[T comparable] struct {
+	// Name identifies the queue to the metrics provider.
+	Name string
+	// Clock drives delayed adds, the default rate limiter and the metrics'
+	// timings. Nil means clock.RealClock{}.
+	Clock clock.WithTicker
+	// RateLimiter decides the delay of AddRateLimited and keeps the
+	// per-item failure counts behind Forget and NumRequeues. Nil means the
+	// maximum of a per-item exponential back-off from 5ms to 1000s and an
+	// overall token bucket of 10 adds per second with a burst of 100, both
+	// on Clock.
+	RateLimiter RateLimiter[T]
+	// Metrics receives the queue's measurements. Nil reports nothing and
+	// skips reading the clock on the hot path.
+	Metrics metrics.WorkqueueProvider
+}
+
+// Queue is a typed work queue with the guarantees controllers rely on:
+//
+//   - Add de-duplicates: an item waiting in the queue is held once however
+//     often it is added.
+//   - No item is held by two workers at once: an item added while a worker
+//     holds it waits until that worker calls Done, then is handed out again.
+//   - Items are handed out in the order they started waiting (FIFO); an
+//     item added while held joins the line when its worker calls Done.
+//     Blocked Gets are served in the order they started waiting.
+//   - Every Add made before ShutDown is followed by a Get of that item, so a
+//     worker sees each item at least once after its last add, provided
+//     workers keep calling Get until it returns ErrShutDown.
+//
+// Delayed adds (AddAfter) and rate-limited adds (AddRateLimited) wait on the
+// injected clock, in a goroutine the queue starts at the first delayed add
+// and ShutDown stops and waits for. Delayed adds still waiting when the queue
+// shuts down are dropped.
+//
+// Items are compared and hashed as map keys are: an interface-typed T
+// holding a value that cannot be compared makes Add panic, as a map would.
+//
+// All methods are safe for concurrent use. Create a Queue with [New]; the
+// zero value is not usable.
+type Queue[T comparable] struct {
+	clock   clock.WithTicker
+	limiter RateLimiter[T]
+	m       metrics.WorkqueueMetrics
+	// observed is true when a metrics provider was given; the clock is
+	// only read on the hot path when it is.
+	observed bool
+	// waiterPool recycles waiters (and their channels) between blocking
+	// Gets; it is safe for concurrent use on its own.
+	waiterPool sync.Pool
+
+	// mu guards every field below. It is the queue's only lock; the rate
+	// limiter is called without it, and metrics instruments with it held
+	// (they must not call back into the queue).
+	mu sync.Mutex
+	// items tracks every item waiting or held, with its state.
+	items table[T]
+	// waiting counts the items waiting to be handed out: those in ready
+	// and those held and added again. It is what Len reports.
+	waiting int
+	// ready holds the arena indices (in items) of the waiting items no
+	// worker holds, oldest first. While waiters is not empty, ready is
+	// empty.
+	ready ring[int32]
+	// waiters holds the Gets blocked on an empty queue, oldest first. An
+	// item (or the shutdown signal) is sent to a waiter's channel only
+	// after the waiter has been removed from here.
+	waiters ring[*waiter[T]]
+	// shuttingDown is set once by ShutDown; adds are ignored from then on.
+	shuttingDown bool
+	// drained is closed by whoever, with mu held, first sees the queue shut
+	// down with no item waiting or processing.
+	drained chan struct{}
+	// addedAt and startedAt time the queue latency and work duration of
+	// each item; nil unless observed.
+	addedAt, startedAt map[T]time.Time
+	// delay holds the delayed adds; see delay.go.
+	delay delays[T]
+}
+
+// waiter is one blocked Get.
+type waiter[T any] struct {
+	// ch receives exactly one handoff per wait, sent with Queue.mu held
+	// after the waiter left Queue.waiters; capacity 1, so the sender never
+	// blocks. Never closed: waiters are reused.
+	ch chan handoff[T]
+}
+
+// handoff is what a blocked Get receives: an item it now holds, or (ok
+// false) the news that the queue shut down.
+type handoff[T any] struct {
+	item T
+	ok   bool
+}
+
+// New returns an empty queue configured by opts.
+func New[T comparable](opts Options[T]) *Queue[T] {
+	c := opts.Clock
+	if c == nil {
+		c = clock.RealClock{}
+	}
+	limiter := opts.RateLimiter
+	if limiter == nil {
+		limiter = NewMax(
+			NewExponential[T](ExponentialOptions{}),
+			NewBucket[T](BucketOptions{Clock: c}),
+		)
+	}
+	q := &Queue[T]{
+		clock:   c,
+		limiter: limiter,
+		drained: make(chan struct{}),
+	}
+	q.items.init()
+	q.waiterPool.New = func() any { return &waiter[T]{ch: make(chan handoff[T], 1)} }
+	if opts.Metrics != nil {
+		q.observed = true
+		q.addedAt = make(map[T]time.Time)
+		q.startedAt = make(map[T]time.Time)
+		q.m = opts.Metrics.NewWorkqueueMetrics(opts.Name, q.sampleInFlight)
+	}
+	q.m = q.m.WithDefaults()
+	return q
+}
+
+// Add marks item as needing processing. It does nothing if the item is
+// already waiting or the queue is shutting down. It never blocks on workers.
+func (q *Queue[T]) Add(item T) {
+	h := q.items.hash(item) // outside the lock: the seed never changes
+	q.mu.Lock()
+	if !q.shuttingDown {
+		q.addLocked(item, h)
+	}
+	q.mu.Unlock()
+}
+
+// addLocked makes item, whose hash is h, wait unless it already does,
+// handing it straight to a blocked Get when one is waiting and no worker
+// holds the item.
+func (q *Queue[T]) addLocked(item T, h uint64) {
+	idx := q.items.find(item, h)
+	switch {
+	case idx >= 0:
+		e := &q.items.entries[idx]
+		if e.state != stateHeld {
+			return // already waiting
+		}
+		e.state = stateHeldReadded
+		q.waiting++
+		q.addedLocked(item)
+	case q.waiters.len() > 0:
+		q.addedLocked(item)
+		q.items.insert(item, h, stateHeld)
+		q.handOutLocked(item)
+		q.waiters.pop().ch <- handoff[T]{item: item, ok: true}
+		return
+	default:
+		q.addedLocked(item)
+		q.ready.push(q.items.insert(item, h, stateReady))
+		q.waiting++
+	}
+	if q.observed {
+		q.m.Depth.Set(float64(q.waiting))
+	}
+}
+
+// addedLocked reports an add that made item wait.
+func (q *Queue[T]) addedLocked(item T) {
+	q.m.Adds.Inc()
+	if q.observed {
+		q.addedAt[item] = q.clock.Now()
+	}
+}
+
+// handOutLocked reports that a worker now holds item; the caller has
+// already updated its state and the waiting count.
+func (q *Queue[T]) handOutLocked(item T) {
+	if q.observed {
+		now := q.clock.Now()
+		if at, ok := q.addedAt[item]; ok {
+			q.m.QueueLatency.Observe(now.Sub(at).Seconds())
+			delete(q.addedAt, item)
+		}
+		q.startedAt[item] = now
+		q.m.Depth.Set(float64(q.waiting))
+	}
+}
+
+// Get blocks until it can hand the caller an item, then returns it; the
+// caller holds the item until it calls Done with it, and must call Done
+// exactly once. Get returns ctx.Err() if ctx ends first, and ErrShutDown once
+// the queue has shut down and no item is left to hand out (including items
+// waiting for a worker's Done). An item handed over while ctx ends is
+// returned, with a nil error.
+func (q *Queue[T]) Get(ctx context.Context) (T, error) {
+	var zero T
+	q.mu.Lock()
+	if q.ready.len() > 0 {
+		e := &q.items.entries[q.ready.pop()]
+		e.state = stateHeld
+		q.waiting--
+		item := e.item
+		q.handOutLocked(item)
+		q.mu.Unlock()
+		return item, nil
+	}
+	if q.shuttingDown && q.waiting == 0 {
+		q.mu.Unlock()
+		return zero, ErrShutDown
+	}
+	if err := ctx.Err(); err != nil {
+		q.mu.Unlock()
+		return zero, err
+	}
+	w := q.waiterPool.Get().(*waiter[T])
+	q.waiters.push(w)
+	q.mu.Unlock()
+
+	var h handoff[T]
+	select {
+	case h = <-w.ch:
+	case <-ctx.Done():
+		q.mu.Lock()
+		removed := remove(&q.waiters, w)
+		q.mu.Unlock()
+		if removed {
+			q.waiterPool.Put(w)
+			return zero, ctx.Err()
+		}
+		// Lost the race: a handoff was sent before we took the lock.
+		h = <-w.ch
+	}
+	q.waiterPool.Put(w)
+	if !h.ok {
+		return zero, ErrShutDown
+	}
+	return h.item, nil
+}
+
+// Done tells the queue the caller has finished with item, which it got from
+// Get. If the item was added again meanwhile it is handed out again. Done of
+// an item no worker holds does nothing.
+func (q *Queue[T]) Done(item T) {
+	h := q.items.hash(item)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	idx := q.items.find(item, h)
+	if idx < 0 || q.items.entries[idx].state == stateReady {
+		return
+	}
+	if q.observed {
+		if at, ok := q.startedAt[item]; ok {
+			q.m.WorkDuration.Observe(q.clock.Since(at).Seconds())
+			delete(q.startedAt, item)
+		}
+	}
+	e := &q.items.entries[idx]
+	switch {
+	case e.state == stateHeld:
+		q.items.remove(idx)
+	case q.waiters.len() > 0:
+		e.state = stateHeld
+		q.waiting--
+		q.handOutLocked(item)
+		q.waiters.pop().ch <- handoff[T]{item: item, ok: true}
+	default:
+		e.state = stateReady
+		q.ready.push(idx)
+	}
+	if q.shuttingDown {
+		q.afterShutDownChangeLocked()
+	}
+}
+
+// afterShutDownChangeLocked releases blocked Gets once nothing is left to
+// hand out, and ShutDownWithDrain once nothing is left at all.
+func (q *Queue[T]) afterShutDownChangeLocked() {
+	if q.waiting == 0 {
+		for q.waiters.len() > 0 {
+			q.waiters.pop().ch <- handoff[T]{}
+		}
+	}
+	if q.items.n == 0 {
+		select {
+		case <-q.drained:
+		default:
+			close(q.drained)
+		}
+	}
+}
+
+// Len returns the number of distinct items waiting to be handed out,
+// including those waiting for a worker to finish an earlier round. It is a
+// snapshot for information; do not synchronize on it.
+func (q *Queue[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.waiting
+}
+
+// ShutDown stops the queue from accepting items: later adds of every kind
+// are ignored and delayed adds still waiting are dropped. Items already
+// waiting are still handed out; Get returns ErrShutDown once none is left.
+// ShutDown stops the queue's delay goroutine and returns after it has
+// exited; it does not wait for workers (see ShutDownWithDrain). It may be
+// called more than once and from any goroutine.
+func (q *Queue[T]) ShutDown() {
+	q.mu.Lock()
+	if !q.shuttingDown {
+		q.shuttingDown = true
+		q.stopDelaysLocked()
+		q.afterShutDownChangeLocked()
+	}
+	done := q.delay.done
+	q.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// ShutDownWithDrain shuts the queue down like ShutDown, then waits until
+// every waiting item has been handed out and every handed-out item is Done.
+// Workers must keep calling Get and Done for it to return. It returns nil
+// once drained, or ctx.Err() if ctx ends first (the queue stays shut down).
+func (q *Queue[T]) ShutDownWithDrain(ctx context.Context) error {
+	q.ShutDown()
+	select {
+	case <-q.drained:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// ShuttingDown reports whether ShutDown has been called.
+func (q *Queue[T]) ShuttingDown() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.shuttingDown
+}
+
+// sampleInFlight implements metrics.InFlightFunc for this queue.
+func (q *Queue[T]) sampleInFlight() (unfinished, longest float64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.clock.Now()
+	for _, at := range q.startedAt {
+		age := now.Sub(at).Seconds()
+		unfinished += age
+		longest = max(longest, age)
+	}
+	return unfinished, longest
+}

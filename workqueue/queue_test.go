@@ -1,0 +1,339 @@
+package workqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+)
+
+// step is one operation of a table test. Gets never block: they run with a
+// cancelled context, so a Get that would wait reports context.Canceled.
+type step struct {
+	op      string // "add", "get", "done", "len", "shutdown"
+	item    string // item to add or mark done; item a get expects
+	n       int    // length a len step expects
+	wantErr error  // error a get expects (item is ignored then)
+}
+
+func add(item string) step            { return step{op: "add", item: item} }
+func get(item string) step            { return step{op: "get", item: item} }
+func getErr(err error) step           { return step{op: "get", wantErr: err} }
+func done(item string) step           { return step{op: "done", item: item} }
+func length(n int) step               { return step{op: "len", n: n} }
+func shutdown() step                  { return step{op: "shutdown"} }
+func runSteps(t *testing.T, s []step) { t.Helper(); runStepsOn(t, New(Options[string]{}), s) }
+
+func runStepsOn(t *testing.T, q *Queue[string], steps []step) {
+	t.Helper()
+	defer q.ShutDown()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i, s := range steps {
+		where := fmt.Sprintf("step %d (%s %q)", i, s.op, s.item)
+		switch s.op {
+		case "add":
+			q.Add(s.item)
+		case "done":
+			q.Done(s.item)
+		case "shutdown":
+			q.ShutDown()
+		case "len":
+			if got := q.Len(); got != s.n {
+				t.Fatalf("%s: Len() = %d, want %d", where, got, s.n)
+			}
+		case "get":
+			got, err := q.Get(cancelled)
+			if s.wantErr != nil {
+				if !errors.Is(err, s.wantErr) {
+					t.Fatalf("%s: Get() = %q, %v; want error %v", where, got, err, s.wantErr)
+				}
+				continue
+			}
+			if err != nil || got != s.item {
+				t.Fatalf("%s: Get() = %q, %v; want %q", where, got, err, s.item)
+			}
+		default:
+			t.Fatalf("%s: unknown op", where)
+		}
+	}
+}
+
+func TestQueueGuarantees(t *testing.T) {
+	empty := getErr(context.Canceled) // nothing to hand out right now
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"AddDeduplicatesWaitingItems", []step{
+			add("a"), add("a"), add("b"), add("a"), length(2),
+			get("a"), get("b"), empty, length(0),
+		}},
+		{"GetHandsOutInFirstAddOrder", []step{
+			add("c"), add("a"), add("b"), add("c"),
+			get("c"), get("a"), get("b"), empty,
+		}},
+		{"ItemHeldByWorkerIsNotHandedOutAgain", []step{
+			add("a"), get("a"), add("a"), length(1), empty,
+		}},
+		{"ItemAddedWhileHeldIsHandedOutAfterDone", []step{
+			add("a"), get("a"), add("a"), add("a"), add("b"),
+			get("b"), empty, done("a"), length(1), get("a"), empty,
+		}},
+		{"ItemReaddedWhileHeldGoesToTheBackOfTheLine", []step{
+			add("a"), get("a"), add("a"), add("b"), done("a"),
+			get("b"), get("a"),
+		}},
+		{"DoneWithoutReaddForgetsItem", []step{
+			add("a"), get("a"), done("a"), empty, length(0), add("a"), get("a"),
+		}},
+		{"DoneOfItemNotHeldDoesNothing", []step{
+			done("x"), add("a"), done("a"), length(1), get("a"), done("a"), done("a"), empty,
+		}},
+		{"ShutDownIgnoresLaterAddsButHandsOutWaitingItems", []step{
+			add("a"), add("b"), shutdown(), add("c"), length(2),
+			get("a"), get("b"), getErr(ErrShutDown),
+		}},
+		{"ShutDownStillHandsOutItemReaddedWhileHeld", []step{
+			add("a"), get("a"), add("a"), shutdown(),
+			empty, done("a"), get("a"), done("a"), getErr(ErrShutDown),
+		}},
+		{"ShutDownTwiceIsHarmless", []step{
+			shutdown(), shutdown(), getErr(ErrShutDown),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { runSteps(t, tt.steps) })
+	}
+}
+
+// getAsync runs Get in a goroutine and returns a channel with its result.
+func getAsync(ctx context.Context, q *Queue[string]) <-chan result {
+	ch := make(chan result, 1)
+	go func() {
+		item, err := q.Get(ctx)
+		ch <- result{item, err}
+	}()
+	return ch
+}
+
+type result struct {
+	item string
+	err  error
+}
+
+// mustBlock fails if ch already has a result once every goroutine of the
+// bubble is blocked.
+func mustBlock(t *testing.T, ch <-chan result) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case r := <-ch:
+		t.Fatalf("Get returned %q, %v; want it to block", r.item, r.err)
+	default:
+	}
+}
+
+func mustGet(t *testing.T, ch <-chan result, want string, wantErr error) {
+	t.Helper()
+	synctest.Wait()
+	select {
+	case r := <-ch:
+		if wantErr != nil {
+			if !errors.Is(r.err, wantErr) {
+				t.Fatalf("Get = %q, %v; want error %v", r.item, r.err, wantErr)
+			}
+			return
+		}
+		if r.err != nil || r.item != want {
+			t.Fatalf("Get = %q, %v; want %q", r.item, r.err, want)
+		}
+	default:
+		t.Fatalf("Get still blocked; want %q, %v", want, wantErr)
+	}
+}
+
+func TestGetBlocksUntilAdd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		defer q.ShutDown()
+		first, second := getAsync(t.Context(), q), (<-chan result)(nil)
+		synctest.Wait()
+		second = getAsync(t.Context(), q)
+		mustBlock(t, first)
+		mustBlock(t, second)
+		q.Add("a")
+		mustGet(t, first, "a", nil) // blocked Gets are served oldest first
+		mustBlock(t, second)
+		q.Add("a") // held by the first worker: must not reach the second
+		mustBlock(t, second)
+		q.Done("a")
+		mustGet(t, second, "a", nil)
+	})
+}
+
+func TestGetReturnsContextErrorOnCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		defer q.ShutDown()
+		ctx, cancel := context.WithCancel(t.Context())
+		ch := getAsync(ctx, q)
+		mustBlock(t, ch)
+		cancel()
+		mustGet(t, ch, "", context.Canceled)
+		// The abandoned Get must not swallow the next item.
+		q.Add("a")
+		mustGet(t, getAsync(t.Context(), q), "a", nil)
+	})
+}
+
+func TestShutDownReleasesBlockedGets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		a, b := getAsync(t.Context(), q), getAsync(t.Context(), q)
+		mustBlock(t, a)
+		mustBlock(t, b)
+		q.ShutDown()
+		mustGet(t, a, "", ErrShutDown)
+		mustGet(t, b, "", ErrShutDown)
+		if !q.ShuttingDown() {
+			t.Fatal("ShuttingDown() = false after ShutDown")
+		}
+	})
+}
+
+func TestShutDownKeepsBlockedGetForItemReaddedWhileHeld(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		q.Add("a")
+		mustGet(t, getAsync(t.Context(), q), "a", nil)
+		q.Add("a")
+		waiting, other := getAsync(t.Context(), q), (<-chan result)(nil)
+		synctest.Wait()
+		other = getAsync(t.Context(), q)
+		q.ShutDown()
+		mustBlock(t, waiting) // "a" still has to be processed again
+		mustBlock(t, other)
+		q.Done("a")
+		mustGet(t, waiting, "a", nil)
+		mustGet(t, other, "", ErrShutDown) // nothing else can come
+		q.Done("a")
+	})
+}
+
+func TestShutDownWithDrainWaitsForDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		q.Add("a")
+		q.Add("b")
+		item, err := q.Get(t.Context())
+		if err != nil || item != "a" {
+			t.Fatalf("Get = %q, %v", item, err)
+		}
+		drained := make(chan error, 1)
+		go func() { drained <- q.ShutDownWithDrain(t.Context()) }()
+		synctest.Wait()
+		steps := []func(){
+			func() { q.Done("a") },
+			func() {
+				if b, _ := q.Get(t.Context()); b != "b" {
+					t.Errorf("Get = %q, want b", b)
+				}
+			},
+		}
+		for _, s := range steps {
+			select {
+			case err := <-drained:
+				t.Fatalf("ShutDownWithDrain returned %v before the queue drained", err)
+			default:
+			}
+			s()
+			synctest.Wait()
+		}
+		select {
+		case err := <-drained:
+			t.Fatalf("ShutDownWithDrain returned %v while b is held", err)
+		default:
+		}
+		q.Done("b")
+		synctest.Wait()
+		select {
+		case err := <-drained:
+			if err != nil {
+				t.Fatalf("ShutDownWithDrain = %v", err)
+			}
+		default:
+			t.Fatal("ShutDownWithDrain still waiting after the last Done")
+		}
+	})
+}
+
+func TestShutDownWithDrainReturnsContextError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{})
+		q.Add("a")
+		ctx, cancel := context.WithCancel(t.Context())
+		drained := make(chan error, 1)
+		go func() { drained <- q.ShutDownWithDrain(ctx) }()
+		synctest.Wait()
+		cancel()
+		if err := <-drained; !errors.Is(err, context.Canceled) {
+			t.Fatalf("ShutDownWithDrain = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func TestAddGetDoneDoNotAllocate(t *testing.T) {
+	q := New(Options[int]{})
+	defer q.ShutDown()
+	ctx := context.Background()
+	cycle := func() {
+		for i := range 64 {
+			q.Add(i)
+		}
+		for range 64 {
+			item, _ := q.Get(ctx)
+			q.Add(item) // re-add while held
+			q.Done(item)
+		}
+		for range 64 {
+			item, _ := q.Get(ctx)
+			q.Done(item)
+		}
+	}
+	cycle() // warm up the maps and the ring
+	if allocs := testing.AllocsPerRun(20, cycle); allocs > 0 {
+		t.Fatalf("%v allocations per cycle of 64 items, want 0", allocs)
+	}
+}
+
+func TestTableMemoryIsReleasedAfterBurstDrains(t *testing.T) {
+	q := New(Options[int]{})
+	defer q.ShutDown()
+	ctx := context.Background()
+	const burst = 100 * tableShrinkMin
+	for i := range burst {
+		q.Add(i)
+	}
+	if len(q.items.slots) < 2*burst {
+		t.Fatalf("%d slots for %d items", len(q.items.slots), burst)
+	}
+	for range burst - 10 {
+		item, err := q.Get(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Done(item)
+	}
+	if n := len(q.items.slots); n > tableShrinkMin {
+		t.Fatalf("%d slots left for 10 items, want at most %d", n, tableShrinkMin)
+	}
+	for range 10 {
+		item, _ := q.Get(ctx)
+		q.Done(item)
+	}
+	if q.items.entries != nil || q.items.free != nil {
+		t.Fatalf("arena kept after the burst drained: %d entries, %d free", len(q.items.entries), len(q.items.free))
+	}
+}

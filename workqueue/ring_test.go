@@ -1,0 +1,99 @@
+package workqueue
+
+import (
+	"slices"
+	"testing"
+)
+
+// drain pops every item of r.
+func drain(r *ring[int]) []int {
+	var out []int
+	for r.len() > 0 {
+		out = append(out, r.pop())
+	}
+	return out
+}
+
+func TestRingKeepsOrderAcrossGrowAndWrap(t *testing.T) {
+	var r ring[int]
+	var want []int
+	next := 0
+	// Interleave pushes and pops so the head wraps while the ring grows.
+	for round := range 200 {
+		for range round%7 + 3 {
+			r.push(next)
+			want = append(want, next)
+			next++
+		}
+		for range round % 5 {
+			if got := r.pop(); got != want[0] {
+				t.Fatalf("pop = %d, want %d", got, want[0])
+			}
+			want = want[1:]
+		}
+	}
+	if got := drain(&r); !slices.Equal(got, want) {
+		t.Fatalf("drained %v, want %v", got, want)
+	}
+}
+
+func TestRingShrinksAfterBurst(t *testing.T) {
+	var r ring[int]
+	for i := range 100 * shrinkMin {
+		r.push(i)
+	}
+	peak := len(r.buf)
+	for i := range 100*shrinkMin - 10 {
+		if got := r.pop(); got != i {
+			t.Fatalf("pop = %d, want %d", got, i)
+		}
+	}
+	if len(r.buf) >= peak || len(r.buf) > shrinkMin {
+		t.Fatalf("capacity %d after draining from %d, want at most %d", len(r.buf), peak, shrinkMin)
+	}
+	var want []int
+	for i := 100*shrinkMin - 10; i < 100*shrinkMin; i++ {
+		want = append(want, i)
+	}
+	if got := drain(&r); !slices.Equal(got, want) {
+		t.Fatalf("last items %v, want %v", got, want)
+	}
+}
+
+func TestRingRemove(t *testing.T) {
+	tests := []struct {
+		name   string
+		items  []int
+		target int
+		found  bool
+		want   []int
+	}{
+		{"Middle", []int{1, 2, 3, 4}, 3, true, []int{1, 2, 4}},
+		{"First", []int{1, 2, 3}, 1, true, []int{2, 3}},
+		{"Last", []int{1, 2, 3}, 3, true, []int{1, 2}},
+		{"OnlyFirstOfDuplicates", []int{5, 1, 5}, 5, true, []int{1, 5}},
+		{"Absent", []int{1, 2}, 9, false, []int{1, 2}},
+		{"Empty", nil, 1, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r ring[int]
+			// Start mid-buffer so removal crosses the wrap point.
+			for range 14 {
+				r.push(0)
+			}
+			for range 14 {
+				r.pop()
+			}
+			for _, v := range tt.items {
+				r.push(v)
+			}
+			if got := remove(&r, tt.target); got != tt.found {
+				t.Fatalf("remove = %v, want %v", got, tt.found)
+			}
+			if got := drain(&r); !slices.Equal(got, tt.want) {
+				t.Fatalf("left %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -5,7 +5,7 @@ MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod))
 MODULES   := $(patsubst go.mod,.,$(MODULES))
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all test fmt-check vet unit demo bench help
+.PHONY: all test fmt-check vet unit controlplane demo bench help
 
 all: test
 
@@ -24,7 +24,14 @@ fmt-check:
 vet:
 	@for m in $(MODULES); do echo "==> go vet ($$m)"; (cd $$m && $(GO) vet ./...) || exit 1; done
 
-unit:
+# The local control plane (etcd + kube-apiserver compiled from their Go modules) that the
+# end-to-end tests and the demo run. The first build compiles about 2,100 packages (minutes on a
+# small machine) and prints its progress; later runs find the cached binaries at once.
+controlplane:
+	@echo "==> control plane (etcd + kube-apiserver, built once and cached)"
+	@cd testenv && $(GO) run ./cmd/controlplane build
+
+unit: controlplane
 	@for m in $(MODULES); do echo "==> go test $(TESTFLAGS) ($$m)"; (cd $$m && $(GO) test $(TESTFLAGS) ./...) || exit 1; done
 
 demo:

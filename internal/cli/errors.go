@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// UserError is an error a person can act on: Message says what is wrong and
+// what to do; Err is the cause, kept for errors.Is/As.
+type UserError struct {
+	Message string
+	Err     error
+}
+
+func (e *UserError) Error() string { return e.Message }
+func (e *UserError) Unwrap() error { return e.Err }
+
+// Error kinds, matched with errors.Is on a *UserError's chain.
+var (
+	ErrNoCluster       = errors.New("no cluster configured")
+	ErrUnreachable     = errors.New("cluster unreachable")
+	ErrUnknownResource = errors.New("unknown resource")
+	ErrForbidden       = errors.New("forbidden")
+	ErrUnauthorized    = errors.New("unauthorized")
+)
+
+// kindError is a UserError that also matches kind.
+func kindError(kind error, cause error, format string, args ...any) error {
+	return &UserError{Message: fmt.Sprintf(format, args...), Err: errors.Join(kind, cause)}
+}
+
+// explain turns err, from talking to the cluster at host about resource
+// (which may be empty), into a *UserError when it is one of the failures a
+// person can fix; other errors come back unchanged.
+func explain(err error, host, resource string) error {
+	if err == nil {
+		return nil
+	}
+	var ue *UserError
+	if errors.As(err, &ue) {
+		return err
+	}
+	what := "resources"
+	if resource != "" {
+		what = fmt.Sprintf("%q", resource)
+	}
+	switch {
+	case errors.Is(err, kube.ErrNoConfig):
+		return kindError(ErrNoCluster, err,
+			"no cluster configured: kinformer looked for --kubeconfig, $KUBECONFIG, ~/.kube/config and an in-cluster service account, and found none.\n"+
+				"Point --kubeconfig (or $KUBECONFIG) at a kubeconfig file, or run `make demo` in the kinformer repository for a local control plane.")
+	case meta.IsNoMatchError(err):
+		return kindError(ErrUnknownResource, err,
+			"the server has no resource type %s: use a plural, singular, kind or short name the server lists (as in `kubectl api-resources`), for example pods, pod, Pod or po", what)
+	case apierrors.IsForbidden(err):
+		return kindError(ErrForbidden, err,
+			"forbidden: the server refused to let you list or watch %s: %s\n"+
+				"Ask for list and watch permission on it, or narrow the request (-n NAMESPACE instead of -A).", what, serverMessage(err))
+	case apierrors.IsUnauthorized(err):
+		return kindError(ErrUnauthorized, err,
+			"unauthorized: the server at %s did not accept your credentials: %s\n"+
+				"Log in again, or pick another --context or --kubeconfig.", host, serverMessage(err))
+	case apierrors.IsMethodNotSupported(err):
+		return &UserError{Message: fmt.Sprintf("the server does not allow listing and watching %s, so it cannot be cached: %s", what, serverMessage(err)), Err: err}
+	case unreachable(err):
+		return kindError(ErrUnreachable, err,
+			"cannot reach the Kubernetes API server at %s: %s\n"+
+				"Is the cluster running, and are --context and --kubeconfig the ones you meant?", host, rootCause(err))
+	}
+	return err
+}
+
+// unreachable reports whether err means nothing answered at the server's
+// address (refused, no route, DNS, TLS handshake to nowhere).
+func unreachable(err error) bool {
+	if errors.Is(err, listwatch.ErrUnavailable) {
+		return true
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"connection refused", "no such host", "i/o timeout", "no route to host", "network is unreachable"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func serverMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Message != "" {
+		return status.Status().Message
+	}
+	return err.Error()
+}
+
+// rootCause is the part of a network failure a person needs ("dial tcp
+// 127.0.0.1:1: connect: connection refused"), or err's message.
+func rootCause(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Error()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// fatalBeforeSync reports whether an informer error seen before the first
+// sync will not go away by retrying, so the command should stop and say so.
+func fatalBeforeSync(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) ||
+		apierrors.IsNotFound(err) || apierrors.IsBadRequest(err) || apierrors.IsInvalid(err) ||
+		apierrors.IsMethodNotSupported(err)
+}

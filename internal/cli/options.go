@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kinformer/kinformer/kube"
+)
+
+// Streams are where a command reads and writes. Out carries the command's
+// output (what a script parses); ErrOut carries progress and warnings.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// OutIsTerminal and ErrIsTerminal say whether to draw for a person
+	// (progress bars, a redrawn view) or print plain lines for a program.
+	OutIsTerminal, ErrIsTerminal bool
+	// Width is the terminal's width in columns (0 when unknown).
+	Width int
+}
+
+// StdStreams returns the process's standard streams, with terminal
+// detection.
+func StdStreams() Streams {
+	s := Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	s.OutIsTerminal = term.IsTerminal(int(os.Stdout.Fd()))
+	s.ErrIsTerminal = term.IsTerminal(int(os.Stderr.Fd()))
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+		s.Width = w
+	}
+	return s
+}
+
+// GlobalOptions are the flags every command shares, named as kubectl names
+// them.
+type GlobalOptions struct {
+	Kubeconfig    string
+	Context       string
+	Namespace     string
+	AllNamespaces bool
+	LabelSelector string
+	FieldSelector string
+	// MetricsAddr, when set, serves /metrics and /debug/pprof/ there. A
+	// missing host means 127.0.0.1.
+	MetricsAddr string
+	// SyncTimeout bounds the initial sync; 0 means no bound.
+	SyncTimeout time.Duration
+	// Now is the clock for ages; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o *GlobalOptions) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// target is one resolved resource and the namespace to read it in ("" for
+// every namespace, or a cluster-scoped resource).
+type target struct {
+	arg string
+	// index is the target's position among the command's arguments.
+	index     int
+	res       kube.Resource
+	namespace string
+}
+
+// session is what every command needs once the cluster is known.
+type session struct {
+	cfg     *rest.Config
+	targets []target
+}
+
+// connect loads the configuration and resolves args through discovery,
+// turning every failure into an error a person can act on.
+func (o *GlobalOptions) connect(ctx context.Context, args []string) (*session, error) {
+	if o.Kubeconfig != "" {
+		if _, err := os.Stat(o.Kubeconfig); err != nil {
+			return nil, kindError(ErrNoCluster, err, "cannot read the kubeconfig file given by --kubeconfig: %v", err)
+		}
+	}
+	cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: o.Kubeconfig, Context: o.Context})
+	if err != nil {
+		return nil, explain(err, "", "")
+	}
+	ns := o.Namespace
+	if ns == "" && !o.AllNamespaces {
+		ns = o.defaultNamespace()
+	}
+	if o.AllNamespaces {
+		ns = ""
+	}
+	s := &session{cfg: cfg}
+	seen := map[string]bool{}
+	for _, arg := range splitArgs(args) {
+		res, err := kube.Resolve(ctx, cfg, arg)
+		if err != nil {
+			return nil, explain(err, cfg.Host, arg)
+		}
+		key := res.GVR.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		t := target{arg: arg, res: res, index: len(s.targets)}
+		if res.Namespaced {
+			t.namespace = ns
+		}
+		s.targets = append(s.targets, t)
+	}
+	if len(s.targets) == 0 {
+		return nil, fmt.Errorf("no resource given: name one or more, for example `pods` or `deploy,cm`")
+	}
+	return s, nil
+}
+
+// defaultNamespace is the kubeconfig context's namespace, or "default".
+func (o *GlobalOptions) defaultNamespace() string {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if o.Kubeconfig != "" {
+		rules.ExplicitPath = o.Kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
+	ns, _, err := cc.Namespace()
+	if err != nil || ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// splitArgs accepts "pods configmaps" and "pods,configmaps" alike.
+func splitArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		for _, p := range strings.Split(a, ",") {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// newSourceFunc is kube.Dynamic or kube.Metadata.
+type newSourceFunc[T cache.Object] func(*rest.Config, schema.GroupVersionResource, kube.SourceOptions) (listwatch.ListerWatcher[T], error)
+
+// syncProgress counts the objects of an informer's initial list as they
+// arrive, for the progress bar. The zero value is ready.
+type syncProgress struct {
+	// items counts the objects received by the list in progress (paged or
+	// streamed); total is the number the server announced, or 0.
+	items, total atomic.Int64
+	// done is set once the informer has synced; counting stops.
+	done atomic.Bool
+}
+
+// countingSource wraps a source to feed a syncProgress.
+type countingSource[T cache.Object] struct {
+	inner listwatch.ListerWatcher[T]
+	p     *syncProgress
+}
+
+func (s *countingSource[T]) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[T], error) {
+	page, err := s.inner.List(ctx, opts)
+	if err != nil || s.p.done.Load() {
+		return page, err
+	}
+	if opts.Continue == "" {
+		s.p.items.Store(0) // a new list starts over
+	}
+	n := s.p.items.Add(int64(len(page.Items)))
+	switch {
+	case page.RemainingItemCount != nil:
+		s.p.total.Store(n + *page.RemainingItemCount)
+	case page.Continue == "":
+		s.p.total.Store(n)
+	}
+	return page, nil
+}
+
+func (s *countingSource[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatch.Watch[T], error) {
+	w, err := s.inner.Watch(ctx, opts)
+	if err != nil || !opts.SendInitialEvents || s.p.done.Load() {
+		return w, err
+	}
+	s.p.items.Store(0)
+	return &countingWatch[T]{Watch: w, p: s.p}, nil
+}
+
+// countingWatch counts the Added events of a streaming list.
+type countingWatch[T cache.Object] struct {
+	listwatch.Watch[T]
+	p *syncProgress
+}
+
+func (w *countingWatch[T]) Next() (listwatch.Event[T], error) {
+	ev, err := w.Watch.Next()
+	if err == nil && ev.Type == listwatch.Added && !w.p.done.Load() {
+		w.p.items.Add(1)
+	}
+	return ev, err
+}
+
+// live is one running informer of a command.
+type live[T labeled] struct {
+	target   target
+	name     string
+	inf      *informer.SharedIndexInformer[T]
+	reg      *informer.Registration
+	progress *syncProgress
+	counters *informerCounters
+	// started is when the informer was built (just before it runs).
+	started time.Time
+	// syncedIn is the time the initial sync took, in nanoseconds; 0 until
+	// the handler has processed the initial list.
+	syncedIn atomic.Int64
+	// fatal receives the first error that retrying will not fix, seen
+	// before the sync; capacity 1, never closed.
+	fatal chan error
+}
+
+func (l *live[T]) synced() bool { return l.reg.HasSynced() }
+
+// syncTime is how long the initial sync took, or 0 before it is done.
+func (l *live[T]) syncTime() time.Duration {
+	if d := l.syncedIn.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	if l.synced() {
+		return time.Since(l.started) // the run goroutine has not recorded it yet
+	}
+	return 0
+}
+
+// group runs the informers of one command. Run it with run; it owns every
+// goroutine it starts and run returns once they have all exited.
+type group[T labeled] struct {
+	informers []*live[T]
+}
+
+// groupOptions configure newGroup.
+type groupOptions[T labeled] struct {
+	session   *session
+	global    *GlobalOptions
+	newSource newSourceFunc[T]
+	collector *collector
+	// handler returns the handler for one target; nil means a no-op.
+	handler func(target) informer.Handler[T]
+	// warnings receive errors after the sync (and retryable ones before).
+	warnings io.Writer
+	// ctxErr tells the error handler the command is ending.
+	ctxErr func() error
+}
+
+func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
+	g := &group[T]{}
+	var warnMu sync.Mutex
+	for _, t := range opts.session.targets {
+		src, err := opts.newSource(opts.session.cfg, t.res.GVR, kube.SourceOptions{
+			Namespace:     t.namespace,
+			LabelSelector: opts.global.LabelSelector,
+			FieldSelector: opts.global.FieldSelector,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.arg, err)
+		}
+		l := &live[T]{target: t, name: informerName(t), progress: &syncProgress{}, fatal: make(chan error, 1), started: time.Now()}
+		l.counters = opts.collector.counters(l.name)
+		inf, err := informer.NewShared(informer.SharedOptions[T]{
+			Name:      l.name,
+			Source:    &countingSource[T]{inner: src, p: l.progress},
+			Transform: informer.DropManagedFields[T],
+			Metrics:   opts.collector,
+			ErrorHandler: func(err error) {
+				if opts.ctxErr() != nil {
+					return
+				}
+				if !l.synced() && fatalBeforeSync(err) {
+					select {
+					case l.fatal <- err:
+					default:
+					}
+					return
+				}
+				warnMu.Lock()
+				fmt.Fprintf(opts.warnings, "warning: %s: %v\n", l.name, err)
+				warnMu.Unlock()
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		var h informer.Handler[T] = informer.HandlerFuncs[T]{}
+		if opts.handler != nil {
+			h = opts.handler(t)
+		}
+		reg, err := inf.AddHandler(h, informer.HandlerOptions{Name: "kinformer-cli"})
+		if err != nil {
+			return nil, err
+		}
+		l.inf, l.reg = inf, reg
+		g.informers = append(g.informers, l)
+	}
+	return g, nil
+}
+
+// informerName names a target's informer in metrics and messages: the
+// resource, qualified by group, and the namespace when there is one.
+func informerName(t target) string {
+	n := resourceName(t)
+	if t.namespace != "" {
+		n += " -n " + t.namespace
+	}
+	return n
+}
+
+// run runs every informer until ctx is done, and returns once all their
+// goroutines (and the sync timers started here) have exited.
+func (g *group[T]) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, l := range g.informers {
+		wg.Go(func() { _ = l.inf.Run(ctx) })
+		wg.Go(func() {
+			select {
+			case <-l.reg.Synced():
+				l.syncedIn.Store(int64(max(time.Since(l.started), time.Nanosecond)))
+				l.progress.done.Store(true)
+			case <-ctx.Done():
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// errSyncTimeout is wrapped by waitSynced's error when --sync-timeout ran
+// out.
+var errSyncTimeout = errors.New("initial sync timed out")
+
+// waitSynced waits until every informer's handler has processed its
+// initial list, or one hits an error retrying will not fix, or ctx is
+// done, or timeout (when positive) passes.
+func (g *group[T]) waitSynced(ctx context.Context, timeout time.Duration, host string) error {
+	var expire <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	for _, l := range g.informers {
+		select {
+		case <-l.reg.Synced():
+		case err := <-l.fatal:
+			return explain(err, host, l.target.arg)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-expire:
+			return fmt.Errorf("%s: %w after %s (is the server slow, or the list very large? raise --sync-timeout)", l.name, errSyncTimeout, timeout)
+		}
+	}
+	return nil
+}
+
+// labeled is the object constraint of the CLI's informers.
+type labeled = informer.Labeled
+
+// resourceName is the target's plural resource, qualified by its group.
+func resourceName(t target) string {
+	if t.res.GVR.Group != "" {
+		return t.res.GVR.Resource + "." + t.res.GVR.Group
+	}
+	return t.res.GVR.Resource
+}

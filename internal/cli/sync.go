@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// syncWithProgress waits for g's initial sync, showing progress on
+// streams.ErrOut: a redrawn bar per informer on a terminal, a plain line per
+// informer every second otherwise, and a "synced" line per informer at the
+// end. It returns waitSynced's error.
+func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Streams, timeout time.Duration, host string) error {
+	done := make(chan error, 1)
+	// Owned here: waitSynced returns when the informers sync, fail, or ctx
+	// ends, and this function always receives its result before returning.
+	go func() { done <- g.waitSynced(ctx, timeout, host) }()
+
+	p := &progressPrinter{w: streams.ErrOut, terminal: streams.ErrIsTerminal}
+	interval := time.Second
+	if p.terminal {
+		interval = 100 * time.Millisecond
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case err := <-done:
+			p.clear()
+			if err != nil {
+				return err
+			}
+			for _, l := range g.informers {
+				fmt.Fprintln(streams.ErrOut, syncedLine(l.name, len(l.inf.GetIndexer().ListKeys()), l.syncTime()))
+			}
+			return nil
+		case <-tick.C:
+			lines := make([]string, 0, len(g.informers))
+			bar := 0
+			if p.terminal {
+				bar = 30
+			}
+			for _, l := range g.informers {
+				if l.synced() {
+					continue
+				}
+				lines = append(lines, progressLine(l.name, l.progress.items.Load(), l.progress.total.Load(), time.Since(start), bar))
+			}
+			p.draw(lines)
+		}
+	}
+}

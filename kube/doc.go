@@ -9,6 +9,12 @@
 //   - Metadata serves any resource as *metav1.PartialObjectMetadata, for
 //     callers that need only names, labels, owners and versions.
 //
+// NewFactory hands out shared informers over these sources, the generic
+// equivalent of client-go's generated factories: Informer[T] and Lister[T]
+// for built-in types, DynamicInformer and MetadataInformer for any
+// resource, one per resource, namespace and selectors, all sharing one HTTP
+// client and one rate limiter.
+//
 // LoadConfig finds a kubeconfig the usual way, and Resolve maps a user's
 // string ("po", "deploy", "foos.example.com") to a resource through discovery.
 //

@@ -1,0 +1,54 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/kube"
+)
+
+// The generic equivalent of client-go's factory.Core().V1().Pods(): one
+// shared informer per type, namespace and selectors, no generated code.
+// (It needs a cluster, so it has no checked output.)
+func ExampleNewFactory() {
+	ctx := context.Background()
+	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := kube.NewFactory(cfg, kube.FactoryOptions{
+		Informer: informer.FactoryOptions{Transform: informer.DropManagedFields[cache.Object]},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Shutdown() // stops every informer and waits for its goroutines
+
+	pods, err := kube.Informer(f, informer.InformerOptions[*corev1.Pod]{Namespace: "shop"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = pods.AddHandler(informer.HandlerFuncs[*corev1.Pod]{
+		AddFunc: func(p *corev1.Pod, _ bool) { fmt.Println("pod", p.Name, p.Status.Phase) },
+	}, informer.HandlerOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	nodes, err := kube.Lister(f, informer.InformerOptions[*corev1.Node]{})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	f.Start(ctx)
+	for key, synced := range f.WaitForCacheSync(ctx) {
+		fmt.Println(key, "synced:", synced)
+	}
+	all, _ := nodes.List(labels.Everything())
+	fmt.Println(len(all), "nodes")
+}

@@ -43,11 +43,23 @@ func run(ctx context.Context) error {
 		pods  = flag.Int("pods", 20_000, "pods to create and sync")
 		count = flag.Int("count", 5, "runs per side, alternating which side goes first")
 		out   = flag.String("json", "results/controlplane.json", "write the results as JSON here (empty: do not write)")
+		kcfg  = flag.String("kubeconfig", "", "use this running cluster instead of starting a control plane")
+		keep  = flag.Bool("keep", false, "after the runs, keep the control plane until interrupted (print its kubeconfig)")
+		prof  = flag.String("profile", "", "make each child write cpu-SIDE.prof and heap-SIDE.prof in this directory")
 	)
 	flag.Parse()
 	reports, err := scenario.RunControlPlane(ctx, scenario.ControlPlaneOptions{
-		Pods:  *pods,
-		Count: *count,
+		Pods:       *pods,
+		Count:      *count,
+		Kubeconfig: *kcfg,
+		ProfileDir: *prof,
+		Keep: func(kubeconfig string) {
+			if !*keep {
+				return
+			}
+			fmt.Fprintf(os.Stderr, "controlplane: kept running until interrupted; reuse it with -kubeconfig %s\n", kubeconfig)
+			<-ctx.Done()
+		},
 		Progress: func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...)
 		},
@@ -55,6 +67,14 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	printReports(reports)
+	if *out == "" {
+		return nil
+	}
+	return writeJSON(*out, *pods, reports)
+}
+
+func printReports(reports []scenario.Report) {
 	for _, r := range reports {
 		verdict := "met"
 		if !r.Met {
@@ -65,19 +85,19 @@ func run(ctx context.Context) error {
 		fmt.Printf("  ours     min=%.4g median=%.4g max=%.4g %s (n=%d)\n", r.Ours.Min, r.Ours.Median, r.Ours.Max, r.Unit, len(r.Ours.Runs))
 		fmt.Printf("  clientgo min=%.4g median=%.4g max=%.4g %s (n=%d)\n", r.ClientGo.Min, r.ClientGo.Median, r.ClientGo.Max, r.Unit, len(r.ClientGo.Runs))
 	}
-	if *out == "" {
-		return nil
-	}
+}
+
+func writeJSON(out string, pods int, reports []scenario.Report) error {
 	b, err := json.MarshalIndent(struct {
 		Time      time.Time         `json:"time"`
 		Pods      int               `json:"pods"`
 		Scenarios []scenario.Report `json:"scenarios"`
-	}{time.Now().UTC(), *pods, reports}, "", "  ")
+	}{time.Now().UTC(), pods, reports}, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(*out, append(b, '\n'), 0o644)
+	return os.WriteFile(out, append(b, '\n'), 0o644)
 }

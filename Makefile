@@ -5,14 +5,15 @@ MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod))
 MODULES   := $(patsubst go.mod,.,$(MODULES))
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all test fmt-check vet unit controlplane demo bench help
+.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane help
 
 all: test
 
 help:
 	@echo "make test   - gofmt check, go vet and go test -race over every module ($(MODULES))"
 	@echo "make demo   - local control plane + workload + live kinformer caches"
-	@echo "make bench  - kinformer vs client-go, side by side"
+	@echo "make bench  - kinformer vs client-go, side by side (in-memory scenarios)"
+	@echo "make bench-controlplane - scenario 7: 20,000 pods synced from the local control plane"
 
 test: fmt-check vet unit
 
@@ -39,4 +40,7 @@ demo: controlplane
 	@cd testenv && $(GO) run ./cmd/demo
 
 bench:
-	@if [ -d bench ]; then cd bench && $(GO) run ./cmd/bench; else echo "bench/ does not exist yet"; exit 2; fi
+	@cd bench && $(GO) run ./cmd/bench
+
+bench-controlplane: controlplane
+	@cd bench && $(GO) run ./cmd/controlplane -pods 20000 -count 5 -json results/controlplane.json

@@ -48,6 +48,12 @@ type SourceOptions struct {
 	// cannot cache the config's transport (custom Dial, WrapTransport,
 	// exec credentials). nil: rest.HTTPClientFor(cfg).
 	HTTPClient *http.Client
+	// DisableInterning turns off, for a Typed source, the sharing of
+	// repeated values between decoded objects (see internCodec): each
+	// object then owns all its strings, byte slices and maps. Interning
+	// saves memory on many similar objects (pods of one workload); leave
+	// it on unless the objects are mutated in place.
+	DisableInterning bool
 }
 
 // source implements listwatch.ListerWatcher[T] for one resource. It is

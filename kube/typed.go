@@ -16,7 +16,11 @@ import (
 //
 // Lists and watches ask for protobuf and accept JSON. Objects come with
 // TypeMeta (apiVersion and kind) filled in. Each listed item is its own
-// allocation, decoded straight from the response.
+// allocation, decoded straight from the response. Unless
+// opts.DisableInterning is set, decoded objects share repeated values
+// (managedFields, label keys and values, images, resource lists, ...) with
+// each other: they must not be mutated in place (deep-copy first), which
+// is the contract of objects in a cache anyway.
 //
 // cfg is copied; with QPS and Burst both zero the source uses DefaultQPS
 // and DefaultBurst. The source is safe for concurrent use.
@@ -28,6 +32,9 @@ func Typed[T cache.Object](cfg *rest.Config, opts SourceOptions) (listwatch.List
 	c, err := structCodec[T](b, acceptTyped, acceptTyped, false)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.DisableInterning {
+		internCodec(c)
 	}
 	return newSource(cfg, b.gvk.GroupVersion().WithResource(b.resource), b.namespaced, opts, c)
 }

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -21,6 +22,10 @@ import (
 // below it.
 const maxFrame = 128 << 20
 
+// watchReadBuffer is the read buffer of a protobuf watch: a few pods'
+// frames.
+const watchReadBuffer = 64 << 10
+
 // initialEventsEnd is the annotation on the bookmark that ends a streaming
 // list.
 const initialEventsEnd = "k8s.io/initial-events-end"
@@ -35,7 +40,11 @@ type streamWatch[T cache.Object] struct {
 	// is a stream of JSON objects read through dec.
 	proto bool
 	dec   *json.Decoder
-	buf   []byte // protobuf frame buffer, reused: decoded objects copy out of it
+	// r buffers a protobuf body: frames that fit are decoded in place
+	// (Peek), and the transport sees large reads (HTTP/2 sends a window
+	// update per 4 KiB read at least, a write per frame otherwise).
+	r   *bufio.Reader
+	buf []byte // buffer of frames larger than r's, reused: decoded objects copy out of it
 
 	// closed is set by Close and by cancellation of the watch's context;
 	// once set, a failing read means a clean end (io.EOF).
@@ -53,7 +62,9 @@ type streamWatch[T cache.Object] struct {
 // Close is called, whichever is first.
 func newStreamWatch[T cache.Object](ctx context.Context, body io.ReadCloser, c *codec[T], proto bool) *streamWatch[T] {
 	w := &streamWatch[T]{body: body, codec: c, proto: proto}
-	if !proto {
+	if proto {
+		w.r = bufio.NewReaderSize(body, watchReadBuffer)
+	} else {
 		w.dec = json.NewDecoder(body)
 	}
 	w.stopAfter = context.AfterFunc(ctx, w.shut)
@@ -109,18 +120,27 @@ func (w *streamWatch[T]) readFailed(err error, atBoundary bool) error {
 
 func (w *streamWatch[T]) nextProto() (listwatch.Event[T], error) {
 	var hdr [4]byte
-	if n, err := io.ReadFull(w.body, hdr[:]); err != nil {
+	if n, err := io.ReadFull(w.r, hdr[:]); err != nil {
 		return listwatch.Event[T]{}, w.readFailed(err, n == 0)
 	}
 	size := binary.BigEndian.Uint32(hdr[:])
 	if size > maxFrame {
 		return listwatch.Event[T]{}, fmt.Errorf("%w: watch frame of %d bytes exceeds %d", ErrMalformed, size, maxFrame)
 	}
+	if int(size) <= w.r.Size() {
+		frame, err := w.r.Peek(int(size))
+		if err != nil {
+			return listwatch.Event[T]{}, w.readFailed(err, false)
+		}
+		ev, err := decodeProtoEvent(w.codec, frame)
+		_, _ = w.r.Discard(len(frame)) // cannot fail: the bytes are buffered
+		return ev, err
+	}
 	if cap(w.buf) < int(size) {
 		w.buf = make([]byte, size)
 	}
 	frame := w.buf[:size]
-	if _, err := io.ReadFull(w.body, frame); err != nil {
+	if _, err := io.ReadFull(w.r, frame); err != nil {
 		return listwatch.Event[T]{}, w.readFailed(err, false)
 	}
 	return decodeProtoEvent(w.codec, frame)

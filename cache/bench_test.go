@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -276,5 +277,48 @@ func BenchmarkDeltaFIFOReplace10k(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// BenchmarkIndexerGetByNamespaceName100k reads one object of a 100k
+// indexer by namespace and name, as a namespaced Lister does.
+func BenchmarkIndexerGetByNamespaceName100k(b *testing.B) {
+	pods := benchPods(100_000)
+	s := benchIndexer()
+	if err := s.Replace(pods, "1"); err != nil {
+		b.Fatal(err)
+	}
+	g := s.(interface {
+		GetByNamespaceName(namespace, name string) (*corev1.Pod, bool)
+	})
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p := pods[i%len(pods)]
+		if _, ok := g.GetByNamespaceName(p.Namespace, p.Name); !ok {
+			b.Fatal("missing")
+		}
+		i++
+	}
+}
+
+// BenchmarkIndexerHeap100k reports the heap an indexer with a namespace
+// index holds for 100k pods, beyond the pods, per object.
+func BenchmarkIndexerHeap100k(b *testing.B) {
+	pods := benchPods(100_000)
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := NewIndexer(IndexerOptions[*corev1.Pod]{Indexers: Indexers[*corev1.Pod]{NamespaceIndex: MetaNamespaceIndexFunc[*corev1.Pod]}})
+		for _, p := range pods {
+			if err := s.Add(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(pods)), "B/object")
+		runtime.KeepAlive(s)
 	}
 }

@@ -54,6 +54,10 @@ type DeltaFIFOOptions[T Object] struct {
 // them downstream. Lock order: the queue's lock, then KnownObjects' own;
 // KnownObjects must not call back into the queue.
 //
+// Memory. Once a backlog of more than shrinkThreshold keys (such as a
+// large first list) has drained, the queue reallocates its map and key
+// queue, since Go maps never shrink.
+//
 // Objects in deltas are shared; they must not be mutated. The zero
 // DeltaFIFO is not usable: create one with NewDeltaFIFO. HasSynced, Close
 // and IsClosed are documented on the queue state it embeds.
@@ -70,6 +74,9 @@ type DeltaFIFO[T Object] struct {
 	// A key is in queue exactly when it is in items.
 	items map[string]fifoEntry[T]
 	queue keyQueue
+	// grown is the most entries items has held since it was allocated
+	// (releaseIfDrainedLocked).
+	grown int
 	// While a Pop processes (queueState.popping), inflight holds the
 	// deltas it popped under inflightKey.
 	inflightKey string
@@ -187,8 +194,26 @@ func (f *DeltaFIFO[T]) queueLocked(key string, d Delta[T]) {
 	f.items[key] = e
 	if !queued {
 		f.queue.push(key)
+		f.grown = max(f.grown, len(f.items))
 		f.signalLocked()
 	}
+}
+
+// shrinkThreshold is the number of entries past which a drained queue
+// gives its storage back: Go maps never shrink, so after a 100,000-object
+// initial list the items map would otherwise keep its buckets for good.
+const shrinkThreshold = 1024
+
+// releaseIfDrainedLocked reallocates items and the key queue once the
+// queue is empty and they had grown past shrinkThreshold. It costs a
+// comparison per Pop, and an allocation only after a large backlog.
+func (f *DeltaFIFO[T]) releaseIfDrainedLocked() {
+	if f.queue.len() > 0 || f.grown <= shrinkThreshold {
+		return
+	}
+	f.items = make(map[string]fifoEntry[T])
+	f.queue.release()
+	f.grown = 0
 }
 
 // Replace queues a Replaced delta (Sync with ReplaceEmitsSync) for every
@@ -205,14 +230,12 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 		objs = make([]T, len(items))
 	}
 	keys := make([]string, len(items))
-	listed := make(map[string]struct{}, len(items))
 	for i, obj := range items {
 		obj, key, err := f.prepare("replace", obj)
 		if err != nil {
 			return err
 		}
 		objs[i], keys[i] = obj, key
-		listed[key] = struct{}{}
 	}
 
 	f.mu.Lock()
@@ -221,7 +244,13 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 		return fmt.Errorf("cache: replace: %w", ErrClosed)
 	}
 	first := !f.populated // then setInitialLocked marks it populated
+	if f.nothingKnownLocked() {
+		f.replaceIntoEmptyLocked(keys, objs, first)
+		return nil
+	}
+	listed := make(map[string]struct{}, len(keys))
 	for i, key := range keys {
+		listed[key] = struct{}{}
 		f.queueLocked(key, Delta[T]{Type: f.replaceType, Object: objs[i]})
 	}
 	f.inferDeletionsLocked(listed)
@@ -233,6 +262,47 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 		f.setInitialLocked(len(f.items))
 	}
 	return nil
+}
+
+// nothingKnownLocked reports whether no key is known: none queued, none
+// being processed, none in KnownObjects. A Replace then has no deletion to
+// infer.
+func (f *DeltaFIFO[T]) nothingKnownLocked() bool {
+	if f.queue.len() > 0 || f.popping {
+		return false
+	}
+	if f.known == nil {
+		return true
+	}
+	if c, ok := f.known.(interface{ Len() int }); ok {
+		return c.Len() == 0
+	}
+	return len(f.known.ListKeys()) == 0
+}
+
+// replaceIntoEmptyLocked is Replace when nothing is known (the usual first
+// list): the same entries as queueing every item in turn, built in one
+// pass into a map and a queue sized for them, with no deletion to infer.
+// first marks the entries initial.
+func (f *DeltaFIFO[T]) replaceIntoEmptyLocked(keys []string, objs []T, first bool) {
+	f.items = make(map[string]fifoEntry[T], len(keys))
+	f.queue.reserve(len(keys))
+	for i, key := range keys {
+		e, queued := f.items[key]
+		e.deltas = appendDelta(e.deltas, Delta[T]{Type: f.replaceType, Object: objs[i]})
+		e.initial = first
+		f.items[key] = e
+		if !queued {
+			f.queue.push(key)
+		}
+	}
+	f.grown = len(f.items)
+	if first {
+		f.setInitialLocked(len(f.items))
+	}
+	if len(f.items) > 0 {
+		f.signalLocked()
+	}
 }
 
 // inferDeletionsLocked queues a Deleted delta with StateUnknown for every
@@ -314,6 +384,14 @@ func (f *DeltaFIFO[T]) Resync() error {
 // unprocessed). Concurrent Pops are serialized: process is never called
 // twice at once. process must not call Pop.
 func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas Deltas[T], isInInitialList bool) error) (Deltas[T], error) {
+	return f.PopKeyed(ctx, func(_ string, deltas Deltas[T], isInInitialList bool) error {
+		return process(deltas, isInInitialList)
+	})
+}
+
+// PopKeyed is Pop, also handing process the key the deltas were queued
+// under, which spares it computing the key again.
+func (f *DeltaFIFO[T]) PopKeyed(ctx context.Context, process func(key string, deltas Deltas[T], isInInitialList bool) error) (Deltas[T], error) {
 	f.mu.Lock()
 	if err := f.waitTurnLocked(ctx, func() bool { return f.queue.len() > 0 }); err != nil {
 		f.mu.Unlock()
@@ -322,12 +400,13 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas Deltas[T], i
 	key := f.queue.pop()
 	e := f.items[key]
 	delete(f.items, key)
+	f.releaseIfDrainedLocked()
 	f.inflightKey, f.inflight = key, e.deltas
 	f.mu.Unlock()
 
 	var err error
 	defer func() { f.finishPop(key, e, err) }() // also runs if process panics
-	err = process(e.deltas, e.initial)
+	err = process(key, e.deltas, e.initial)
 	return e.deltas, err
 }
 

@@ -97,15 +97,19 @@ func (s *indexer[T]) Delete(obj T) error {
 // Replace swaps the whole content for items. When several items share a
 // key, the last one wins.
 func (s *indexer[T]) Replace(items []T, resourceVersion string) error {
-	m := make(map[string]T, len(items))
+	_ = resourceVersion
+	o := newObjects[T]()
 	for _, obj := range items {
 		key, err := s.keyOf("replace", obj)
 		if err != nil {
 			return err
 		}
-		m[key] = obj
+		if o.isNested() && !fits(key, obj) {
+			o.flatten()
+		}
+		o.put(key, obj)
 	}
-	return s.store.Replace(m, resourceVersion)
+	return s.store.replaceObjects(o)
 }
 
 // Resync does nothing: a store has nobody to re-notify.
@@ -113,6 +117,11 @@ func (s *indexer[T]) Resync() error { return nil }
 
 func (s *indexer[T]) List() []T          { return s.store.List() }
 func (s *indexer[T]) ListKeys() []string { return s.store.ListKeys() }
+
+// Len returns the number of stored objects. A DeltaFIFO whose KnownObjects
+// has it asks it rather than listing every key, which ListKeys builds one
+// by one in the nested layout.
+func (s *indexer[T]) Len() int { return s.store.Len() }
 
 func (s *indexer[T]) Get(obj T) (item T, exists bool, err error) {
 	key, err := s.keyOf("get", obj)
@@ -126,6 +135,15 @@ func (s *indexer[T]) Get(obj T) (item T, exists bool, err error) {
 func (s *indexer[T]) GetByKey(key string) (item T, exists bool, err error) {
 	item, exists = s.store.Get(key)
 	return item, exists, nil
+}
+
+// GetByNamespaceName is GetByKey with the key MetaNamespaceKey gives an
+// object with this namespace and name, without building it when the store
+// is laid out by namespace (see ThreadSafeStore). Listers use it through
+// an optional interface; it ignores IndexerOptions.Namespace, as GetByKey
+// does.
+func (s *indexer[T]) GetByNamespaceName(namespace, name string) (item T, exists bool) {
+	return s.store.GetByNamespaceName(namespace, name)
 }
 
 func (s *indexer[T]) Index(indexName string, obj T) ([]T, error) {

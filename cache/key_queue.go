@@ -1,8 +1,8 @@
 package cache
 
-// ring is a first-in first-out queue. It grows by doubling and never
-// shrinks, so a queue in steady state allocates nothing per operation. The
-// zero value is an empty queue. It is not safe for concurrent use; its
+// ring is a first-in first-out queue. It grows by doubling and shrinks only
+// when its owner calls release, so a queue in steady state allocates
+// nothing per operation. The zero value is an empty queue. It is not safe for concurrent use; its
 // owner's lock guards it.
 type ring[E any] struct {
 	buf  []E // len(buf) is the capacity: zero or a power of two
@@ -59,14 +59,33 @@ func (q *ring[E]) filter(keep func(e E) bool) {
 	q.n = out
 }
 
-func (q *ring[E]) grow() {
-	size := 2 * len(q.buf)
-	if size == 0 {
-		size = 16
-	}
+func (q *ring[E]) grow() { q.resize(max(2*len(q.buf), 16)) }
+
+// resize moves the elements to a new array of size elements, a power of
+// two no smaller than q.n.
+func (q *ring[E]) resize(size int) {
 	buf := make([]E, size)
 	for i := range q.n {
 		buf[i] = *q.at(i)
 	}
 	q.buf, q.head = buf, 0
+}
+
+// reserve makes room for n more elements without further growth.
+func (q *ring[E]) reserve(n int) {
+	size := max(len(q.buf), 16)
+	for size < q.n+n {
+		size *= 2
+	}
+	if size > len(q.buf) {
+		q.resize(size)
+	}
+}
+
+// release drops the backing array of an empty queue, if it has grown past
+// the initial size, so that its memory can be reclaimed.
+func (q *ring[E]) release() {
+	if q.n == 0 && len(q.buf) > 16 {
+		q.buf, q.head = nil, 0
+	}
 }

@@ -24,15 +24,29 @@ type ThreadSafeStoreOptions[T Object] struct {
 // write computes the new object's index values before changing anything, so
 // a failing index function leaves the store unchanged.
 //
+// Layout. While every key is the one MetaNamespaceKey gives its object
+// ("namespace/name", or "name" when the namespace is empty), objects are
+// held by namespace, then name, under the objects' own strings: no key
+// string is kept per object, GetByNamespaceName builds no key, and an index
+// whose function gives every stored object exactly its namespace (as
+// MetaNamespaceIndexFunc does) is answered from the namespaces themselves,
+// with no sets of its own (a virtual index). Both conditions are checked on
+// every write, whatever the functions are called, so a custom KeyFunc or
+// index function is never taken for the default: the first key or index
+// value that does not fit turns the store (or that index) into a plain map
+// of keys, with the same results, until the next Replace.
+//
 // Objects returned are the stored objects themselves, shared with every
 // reader: they must not be mutated. The zero ThreadSafeStore is not
 // usable: create one with NewThreadSafeStore.
 type ThreadSafeStore[T Object] struct {
 	mu sync.RWMutex // guards every field below
 	// items holds the objects by key.
-	items map[string]T
+	items objects[T]
 	// names, funcs and indices are parallel slices, one element per index,
-	// ordered by name. pos maps a name to its position.
+	// ordered by name. pos maps a name to its position. A nil element of
+	// indices is a virtual index: every stored object's only value is its
+	// namespace, and items (then nested) answers for it.
 	names   []string
 	funcs   []IndexFunc[T]
 	indices []index
@@ -42,32 +56,59 @@ type ThreadSafeStore[T Object] struct {
 // NewThreadSafeStore returns an empty store with the given indexes. It
 // panics if an index function is nil, which is a programming error.
 func NewThreadSafeStore[T Object](opts ThreadSafeStoreOptions[T]) *ThreadSafeStore[T] {
+	built := make(map[string]index, len(opts.Indexers))
 	for name, fn := range opts.Indexers {
 		if fn == nil {
 			panic(fmt.Sprintf("cache: index %q has a nil index function", name))
 		}
+		built[name] = nil // virtual: the store is empty and nested
 	}
-	s := &ThreadSafeStore[T]{items: make(map[string]T), pos: make(map[string]int)}
-	s.installIndexersLocked(opts.Indexers, nil)
+	s := &ThreadSafeStore[T]{items: newObjects[T](), pos: make(map[string]int)}
+	s.installIndexersLocked(opts.Indexers, built)
 	return s
 }
 
 // installIndexersLocked adds the index functions in add, with their already
-// computed indices (nil means empty ones), keeping names sorted.
+// built indices (nil for a virtual one), keeping names sorted.
 func (s *ThreadSafeStore[T]) installIndexersLocked(add Indexers[T], built map[string]index) {
 	for name, fn := range add {
-		idx := built[name]
-		if idx == nil {
-			idx = make(index)
-		}
 		i, _ := slices.BinarySearch(s.names, name)
 		s.names = slices.Insert(s.names, i, name)
 		s.funcs = slices.Insert(s.funcs, i, fn)
-		s.indices = slices.Insert(s.indices, i, idx)
+		s.indices = slices.Insert(s.indices, i, built[name])
 	}
 	clear(s.pos)
 	for i, name := range s.names {
 		s.pos[name] = i
+	}
+}
+
+// conforms reports whether vals, an index function's values for an object
+// in namespace ns, are what a virtual index holds it under.
+func conforms(vals []string, ns string) bool { return len(vals) == 1 && vals[0] == ns }
+
+// materializeLocked gives the virtual index i sets of its own, holding
+// every stored object under its namespace.
+func (s *ThreadSafeStore[T]) materializeLocked(i int) {
+	idx := make(index)
+	for key := range s.items.all() {
+		ns, _, _ := splitKey(key) // every key fits while the index is virtual
+		idx.insert(ns, key)
+	}
+	s.indices[i] = idx
+}
+
+// flattenLocked switches the store to the flat layout, giving every
+// virtual index sets of its own first (they share the flat keys).
+func (s *ThreadSafeStore[T]) flattenLocked() {
+	if !s.items.isNested() {
+		return
+	}
+	s.items.flatten()
+	for i, idx := range s.indices {
+		if idx == nil {
+			s.materializeLocked(i)
+		}
 	}
 }
 
@@ -82,10 +123,14 @@ func (s *ThreadSafeStore[T]) Update(key string, obj T) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.funcs) == 0 {
-		s.items[key] = obj
+		if s.items.isNested() && !fits(key, obj) {
+			s.flattenLocked()
+		}
+		s.items.put(key, obj)
 		return nil
 	}
-	if old, had := s.items[key]; had && sameObject(old, obj) {
+	old, had := s.items.get(key)
+	if had && sameObject(old, obj) {
 		// Storing the object already stored (a resync does): its index
 		// values cannot have changed.
 		return nil
@@ -101,9 +146,17 @@ func (s *ThreadSafeStore[T]) Update(key string, obj T) error {
 		}
 		newVals = append(newVals, vals)
 	}
-	old, had := s.items[key]
-	s.items[key] = obj
+	if s.items.isNested() && !fits(key, obj) {
+		s.flattenLocked()
+	}
 	for i, idx := range s.indices {
+		if idx == nil {
+			if conforms(newVals[i], obj.GetNamespace()) {
+				continue // s.items.put below is the whole update
+			}
+			s.materializeLocked(i)
+			idx = s.indices[i]
+		}
 		if !had {
 			for _, v := range newVals[i] {
 				idx.insert(v, key)
@@ -117,6 +170,7 @@ func (s *ThreadSafeStore[T]) Update(key string, obj T) error {
 		}
 		idx.update(key, oldVals, newVals[i])
 	}
+	s.items.put(key, obj)
 	return nil
 }
 
@@ -124,16 +178,20 @@ func (s *ThreadSafeStore[T]) Update(key string, obj T) error {
 func (s *ThreadSafeStore[T]) Delete(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, had := s.items[key]
+	old, had := s.items.get(key)
 	if !had {
 		return
 	}
 	s.unindexLocked(key, old)
-	delete(s.items, key)
+	s.items.del(key)
 }
 
+// unindexLocked removes key from every index with sets of its own.
 func (s *ThreadSafeStore[T]) unindexLocked(key string, old T) {
 	for i, idx := range s.indices {
+		if idx == nil {
+			continue
+		}
 		vals, err := s.funcs[i](old)
 		if err != nil {
 			idx.removeEverywhere(key)
@@ -148,7 +206,19 @@ func (s *ThreadSafeStore[T]) unindexLocked(key string, old T) {
 // Get returns the object stored under key.
 func (s *ThreadSafeStore[T]) Get(key string) (item T, exists bool) {
 	s.mu.RLock()
-	item, exists = s.items[key]
+	item, exists = s.items.get(key)
+	s.mu.RUnlock()
+	return item, exists
+}
+
+// GetByNamespaceName returns the object stored under the key
+// MetaNamespaceKey gives an object with this namespace and name
+// ("namespace/name", or "name" when namespace is empty): the same as Get
+// with that key. In the nested layout it builds no key and allocates
+// nothing.
+func (s *ThreadSafeStore[T]) GetByNamespaceName(namespace, name string) (item T, exists bool) {
+	s.mu.RLock()
+	item, exists = s.items.getNamespaceName(namespace, name)
 	s.mu.RUnlock()
 	return item, exists
 }
@@ -157,26 +227,27 @@ func (s *ThreadSafeStore[T]) Get(key string) (item T, exists bool) {
 func (s *ThreadSafeStore[T]) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.items)
+	return s.items.len()
 }
 
 // List returns every stored object, in no particular order, in a new slice.
 func (s *ThreadSafeStore[T]) List() []T {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]T, 0, len(s.items))
-	for _, obj := range s.items {
+	out := make([]T, 0, s.items.len())
+	for obj := range s.items.values() {
 		out = append(out, obj)
 	}
 	return out
 }
 
-// ListKeys returns every stored key, in no particular order, in a new slice.
+// ListKeys returns every stored key, in no particular order, in a new
+// slice. In the nested layout the keys are built by this call.
 func (s *ThreadSafeStore[T]) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]string, 0, len(s.items))
-	for key := range s.items {
+	out := make([]string, 0, s.items.len())
+	for key := range s.items.all() {
 		out = append(out, key)
 	}
 	return out
@@ -193,25 +264,35 @@ func (s *ThreadSafeStore[T]) Replace(items map[string]T, resourceVersion string)
 	if items == nil {
 		items = make(map[string]T)
 	}
+	return s.replaceObjects(objectsFromMap(items))
+}
+
+// replaceObjects is Replace with the objects already laid out; the store
+// takes ownership of o.
+func (s *ThreadSafeStore[T]) replaceObjects(o objects[T]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	indices := make([]index, len(s.funcs))
 	for i, fn := range s.funcs {
-		idx, err := buildIndex(s.names[i], fn, items)
+		idx, err := buildIndex(s.names[i], fn, &o)
 		if err != nil {
 			return err
 		}
 		indices[i] = idx
 	}
-	s.items = items
+	s.items = o
 	s.indices = indices
 	return nil
 }
 
-// buildIndex indexes every item with fn.
-func buildIndex[T Object](name string, fn IndexFunc[T], items map[string]T) (index, error) {
+// buildIndex indexes every object of o with fn. It returns a nil (virtual)
+// index when o is nested and fn gives every object exactly its namespace.
+func buildIndex[T Object](name string, fn IndexFunc[T], o *objects[T]) (index, error) {
+	if o.isNested() && nestedConforms(fn, o) {
+		return nil, nil
+	}
 	idx := make(index)
-	for key, obj := range items {
+	for key, obj := range o.all() {
 		vals, err := fn(obj)
 		if err != nil {
 			return nil, &IndexFuncError{Index: name, Key: key, Err: err}
@@ -221,6 +302,21 @@ func buildIndex[T Object](name string, fn IndexFunc[T], items map[string]T) (ind
 		}
 	}
 	return idx, nil
+}
+
+// nestedConforms reports whether fn gives every object of the nested o
+// exactly its namespace. It stops at the first object that differs; an
+// error counts as differing (buildIndex then reports it).
+func nestedConforms[T Object](fn IndexFunc[T], o *objects[T]) bool {
+	for ns, names := range o.nested {
+		for _, obj := range names {
+			vals, err := fn(obj)
+			if err != nil || !conforms(vals, ns) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // indexLocked returns the named index, or an error matching
@@ -247,7 +343,23 @@ func (s *ThreadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
 		return nil, &IndexFuncError{Index: indexName, Err: err}
 	}
 	if len(vals) == 1 {
-		return s.objectsLocked(idx[vals[0]]), nil
+		return s.byValueLocked(idx, vals[0]), nil
+	}
+	if idx == nil {
+		// Each object is under one namespace: distinct values give
+		// distinct objects.
+		var out []T
+		seen := make(map[string]struct{}, len(vals))
+		for _, v := range vals {
+			if _, dup := seen[v]; dup {
+				continue
+			}
+			seen[v] = struct{}{}
+			for _, o := range s.items.nested[v] {
+				out = append(out, o)
+			}
+		}
+		return out, nil
 	}
 	seen := make(map[string]struct{})
 	var out []T
@@ -257,16 +369,29 @@ func (s *ThreadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
 				continue
 			}
 			seen[key] = struct{}{}
-			out = append(out, s.items[key])
+			o, _ := s.items.get(key)
+			out = append(out, o)
 		}
 	}
 	return out, nil
 }
 
-func (s *ThreadSafeStore[T]) objectsLocked(set map[string]struct{}) []T {
+// byValueLocked returns the objects idx holds under value (idx nil: the
+// objects of namespace value), in a new slice.
+func (s *ThreadSafeStore[T]) byValueLocked(idx index, value string) []T {
+	if idx == nil {
+		names := s.items.nested[value]
+		out := make([]T, 0, len(names))
+		for _, o := range names {
+			out = append(out, o)
+		}
+		return out
+	}
+	set := idx[value]
 	out := make([]T, 0, len(set))
 	for key := range set {
-		out = append(out, s.items[key])
+		o, _ := s.items.get(key)
+		out = append(out, o)
 	}
 	return out
 }
@@ -279,17 +404,25 @@ func (s *ThreadSafeStore[T]) ByIndex(indexName, value string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.objectsLocked(idx[value]), nil
+	return s.byValueLocked(idx, value), nil
 }
 
 // IndexKeys returns the keys of the objects indexed under value, in no
-// particular order.
+// particular order. For a virtual index the keys are built by this call.
 func (s *ThreadSafeStore[T]) IndexKeys(indexName, value string) ([]string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	idx, _, err := s.indexLocked(indexName)
 	if err != nil {
 		return nil, err
+	}
+	if idx == nil {
+		names := s.items.nested[value]
+		out := make([]string, 0, len(names))
+		for name := range names {
+			out = append(out, joinKey(value, name))
+		}
+		return out, nil
 	}
 	set := idx[value]
 	out := make([]string, 0, len(set))
@@ -308,6 +441,9 @@ func (s *ThreadSafeStore[T]) ListIndexFuncValues(indexName string) []string {
 	idx, _, err := s.indexLocked(indexName)
 	if err != nil {
 		return nil
+	}
+	if idx == nil {
+		return slices.Collect(maps.Keys(s.items.nested))
 	}
 	return slices.Collect(maps.Keys(idx))
 }
@@ -338,7 +474,7 @@ func (s *ThreadSafeStore[T]) AddIndexers(newIndexers Indexers[T]) error {
 		if fn == nil {
 			return fmt.Errorf("cache: index %q: nil index function", name)
 		}
-		idx, err := buildIndex(name, fn, s.items)
+		idx, err := buildIndex(name, fn, &s.items)
 		if err != nil {
 			return err
 		}

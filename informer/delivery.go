@@ -228,6 +228,37 @@ func (l *listener[T]) add(key string, n notification[T]) {
 	l.mu.Unlock()
 }
 
+// keyedNotification is a notification with the key it is for.
+type keyedNotification[T cache.Object] struct {
+	key string
+	n   notification[T]
+}
+
+// addAll appends every notification of batch, in order, as add would one at
+// a time, taking the lock and waking the delivery goroutine once.
+func (l *listener[T]) addAll(batch []keyedNotification[T]) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return
+	}
+	for _, kn := range batch {
+		if l.merging {
+			l.mergeLocked(kn.key, kn.n)
+		} else {
+			l.appendLocked(entry[T]{key: kn.key, seq: l.nextSeq, n: kn.n})
+			if l.calls > l.thresholdLocked() {
+				l.startMergingLocked()
+			}
+		}
+		l.nextSeq++
+	}
+	if l.waiting {
+		l.wake.Signal()
+	}
+	l.mu.Unlock()
+}
+
 func (l *listener[T]) thresholdLocked() int {
 	t := int(l.cached.Load())
 	if t < l.minThreshold {

@@ -62,12 +62,23 @@ func (e *NotFoundError) Status() metav1.Status {
 // it with NewLister.
 type Lister[T Labeled] struct {
 	indexer cache.Indexer[T]
+	// byName is indexer's GetByNamespaceName, when it has one, else nil.
+	byName namespaceNameGetter[T]
+}
+
+// namespaceNameGetter is the optional interface of an Indexer that looks
+// up the key "namespace/name" (or "name" when namespace is empty) without
+// building it, as cache.NewIndexer's indexers do: GetByNamespaceName(ns,
+// name) must give what GetByKey of that key gives.
+type namespaceNameGetter[T cache.Object] interface {
+	GetByNamespaceName(namespace, name string) (item T, exists bool)
 }
 
 // NewLister returns a lister over indexer, normally an informer's
 // GetIndexer().
 func NewLister[T Labeled](indexer cache.Indexer[T]) Lister[T] {
-	return Lister[T]{indexer: indexer}
+	byName, _ := indexer.(namespaceNameGetter[T])
+	return Lister[T]{indexer: indexer, byName: byName}
 }
 
 // List returns the cached objects whose labels match selector, in no
@@ -79,18 +90,19 @@ func (l Lister[T]) List(selector labels.Selector) ([]T, error) {
 // Get returns the cached object called name, for a cluster-scoped type (or
 // the key "name" in general). An absent object is a *NotFoundError.
 func (l Lister[T]) Get(name string) (T, error) {
-	return getByKey(l.indexer, name, "", name)
+	return get(l.indexer, l.byName, "", name)
 }
 
 // Namespace returns a lister restricted to namespace.
 func (l Lister[T]) Namespace(namespace string) NamespaceLister[T] {
-	return NamespaceLister[T]{indexer: l.indexer, namespace: namespace}
+	return NamespaceLister[T]{indexer: l.indexer, byName: l.byName, namespace: namespace}
 }
 
 // NamespaceLister reads the objects of one namespace. It has the same
 // contract as Lister.
 type NamespaceLister[T Labeled] struct {
 	indexer   cache.Indexer[T]
+	byName    namespaceNameGetter[T] // as in Lister
 	namespace string
 }
 
@@ -120,19 +132,32 @@ func (n NamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
 }
 
 // Get returns the namespace's cached object called name. An absent object
-// is a *NotFoundError. In the namespace "", it is Lister.Get.
+// is a *NotFoundError. In the namespace "", it is Lister.Get. With an
+// indexer from cache.NewIndexer keyed by cache.MetaNamespaceKey it
+// allocates nothing for an object that is found.
 func (n NamespaceLister[T]) Get(name string) (T, error) {
-	if n.namespace == "" {
-		return getByKey(n.indexer, name, "", name)
-	}
-	return getByKey(n.indexer, n.namespace+"/"+name, n.namespace, name)
+	return get(n.indexer, n.byName, n.namespace, name)
 }
 
-func getByKey[T Labeled](indexer cache.Indexer[T], key, namespace, name string) (T, error) {
-	obj, exists, err := indexer.GetByKey(key)
-	if err != nil {
-		var zero T
-		return zero, err
+// get looks up the key "namespace/name" ("name" when namespace is empty),
+// through byName when it is not nil.
+func get[T Labeled](indexer cache.Indexer[T], byName namespaceNameGetter[T], namespace, name string) (T, error) {
+	var (
+		obj    T
+		exists bool
+	)
+	if byName != nil {
+		obj, exists = byName.GetByNamespaceName(namespace, name)
+	} else {
+		key := name
+		if namespace != "" {
+			key = namespace + "/" + name
+		}
+		var err error
+		if obj, exists, err = indexer.GetByKey(key); err != nil {
+			var zero T
+			return zero, err
+		}
 	}
 	if !exists {
 		var zero T

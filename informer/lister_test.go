@@ -116,3 +116,89 @@ func BenchmarkListerNamespaceList(b *testing.B) {
 		}
 	})
 }
+
+// plainIndexer hides the optional GetByNamespaceName of the indexer it
+// wraps, as an Indexer implemented elsewhere would.
+type plainIndexer[T cache.Object] struct{ cache.Indexer[T] }
+
+// TestListerGetWithAndWithoutNamespaceNameLookup reads through an indexer
+// that has GetByNamespaceName and one that does not, with the default key
+// and with a custom KeyFunc giving the same keys, and expects the same
+// answers.
+func TestListerGetWithAndWithoutNamespaceNameLookup(t *testing.T) {
+	sameKeys := func(p *corev1.Pod) (string, error) {
+		if p.Namespace == "" {
+			return p.Name, nil
+		}
+		return p.Namespace + "/" + p.Name, nil
+	}
+	for _, keyFunc := range []cache.KeyFunc[*corev1.Pod]{nil, sameKeys} {
+		base := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{KeyFunc: keyFunc})
+		for _, p := range []*corev1.Pod{pod("a", "web", nil), pod("b", "web", nil), pod("", "global", nil)} {
+			if err := base.Add(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, idx := range []cache.Indexer[*corev1.Pod]{base, plainIndexer[*corev1.Pod]{base}} {
+			l := NewLister(idx)
+			if (l.byName != nil) != (idx == base) {
+				t.Fatalf("byName set = %v for %T", l.byName != nil, idx)
+			}
+			for _, c := range []struct {
+				ns, name string
+				found    bool
+			}{{"a", "web", true}, {"b", "web", true}, {"c", "web", false}, {"", "global", true}, {"", "web", false}, {"a", "global", false}} {
+				p, err := l.Namespace(c.ns).Get(c.name)
+				if c.found && (err != nil || p.Namespace != c.ns || p.Name != c.name) {
+					t.Errorf("%T: Get %s/%s = %v, %v", idx, c.ns, c.name, p, err)
+				}
+				if !c.found && !errors.Is(err, ErrNotFound) {
+					t.Errorf("%T: Get %s/%s = %v, want not found", idx, c.ns, c.name, err)
+				}
+			}
+			if p, err := l.Get("global"); err != nil || p.Name != "global" {
+				t.Errorf("%T: Lister.Get global = %v, %v", idx, p, err)
+			}
+		}
+	}
+}
+
+func TestListerNamespaceGetAllocatesNothing(t *testing.T) {
+	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{
+		Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
+	})
+	if err := idx.Add(pod("a", "web", nil)); err != nil {
+		t.Fatal(err)
+	}
+	l := NewLister(idx)
+	ns, name := "a", "web"
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = l.Namespace(ns).Get(name) }); allocs != 0 {
+		t.Errorf("NamespaceLister.Get allocates %v times", allocs)
+	}
+}
+
+func BenchmarkListerNamespaceGet(b *testing.B) {
+	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{
+		Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
+	})
+	var pods []*corev1.Pod
+	for i := range 10_000 {
+		p := pod([]string{"ns-1", "ns-2", "ns-3", "ns-4"}[i%4], "pod-name-"+string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676)), nil)
+		pods = append(pods, p)
+		if err := idx.Add(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	l := NewLister(idx)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			p := pods[i%len(pods)]
+			if _, err := l.Namespace(p.Namespace).Get(p.Name); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}

@@ -107,14 +107,18 @@ func (inf *SharedIndexInformer[T]) AddHandler(h Handler[T], opts HandlerOptions)
 		l.resyncPeriod = inf.resyncCheck
 	}
 
-	for _, obj := range inf.indexer.List() {
+	inf.flushInitialLocked() // those are in the indexer listed below
+	objs := inf.indexer.List()
+	batch := make([]keyedNotification[T], 0, len(objs))
+	for _, obj := range objs {
 		key, err := inf.keyFunc(obj)
 		if err != nil {
 			keyErrs = append(keyErrs, fmt.Errorf("informer %s: %w", inf.name, err))
 			continue
 		}
-		l.add(key, notification[T]{kind: addNotification, obj: obj, initial: true})
+		batch = append(batch, keyedNotification[T]{key, notification[T]{kind: addNotification, obj: obj, initial: true}})
 	}
+	l.addAll(batch)
 	if inf.synced {
 		l.markSynced()
 	}

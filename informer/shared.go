@@ -145,6 +145,12 @@ type SharedIndexInformer[T cache.Object] struct {
 
 	// cached counts the objects in indexer; written by the pop loop only.
 	cached atomic.Int64
+	// presized says the indexer has been offered the initial list's size
+	// (see growIndexer); pop loop only.
+	presized bool
+	// initialAdds buffers the adds of the initial list not yet handed to
+	// the listeners (mu; see bufferInitialLocked).
+	initialAdds []keyedNotification[T]
 	// reflector is set by Run.
 	reflector atomic.Pointer[reflector.Reflector[T]]
 	// syncedCh is closed (under mu) when the initial list has been cached
@@ -354,7 +360,7 @@ func reflectorProvider(p metrics.InformerProvider) metrics.ReflectorProvider {
 // queue is closed.
 func (inf *SharedIndexInformer[T]) popLoop(ctx context.Context) {
 	for {
-		_, err := inf.fifo.Pop(ctx, inf.process)
+		_, err := inf.fifo.PopKeyed(ctx, inf.process)
 		if ctx.Err() != nil || inf.fifo.IsClosed() {
 			return
 		}
@@ -376,23 +382,24 @@ func (inf *SharedIndexInformer[T]) markSynced() {
 		return
 	}
 	inf.synced = true
+	inf.flushInitialLocked()
 	close(inf.syncedCh)
 	for _, l := range inf.listeners {
 		l.markSynced()
 	}
 }
 
-// process applies one key's deltas to the cache and notifies handlers.
-// Errors are reported after the lock is released, so that an error handler
-// may call back into the informer.
-func (inf *SharedIndexInformer[T]) process(deltas cache.Deltas[T], initial bool) error {
+// process applies one key's deltas to the cache and notifies handlers. key
+// is the one the queue keyed them by (the informer's key function applied
+// to their object). Errors are reported after the lock is released, so that
+// an error handler may call back into the informer.
+func (inf *SharedIndexInformer[T]) process(key string, deltas cache.Deltas[T], initial bool) error {
 	if len(deltas) == 0 {
 		return nil
 	}
-	key, err := inf.keyFunc(deltas[0].Object)
-	if err != nil {
-		inf.report(fmt.Errorf("informer %s: %w", inf.name, err))
-		return nil
+	if initial && !inf.presized {
+		inf.presized = true
+		inf.growIndexer(inf.fifo.Len() + 1)
 	}
 	var errs []error
 	inf.mu.Lock()
@@ -406,6 +413,15 @@ func (inf *SharedIndexInformer[T]) process(deltas cache.Deltas[T], initial bool)
 		inf.report(err)
 	}
 	return nil
+}
+
+// growIndexer tells the indexer, if it can take the hint, that n more
+// objects are about to be added (the initial list), so that it can size its
+// maps once instead of growing them step by step.
+func (inf *SharedIndexInformer[T]) growIndexer(n int) {
+	if g, ok := inf.indexer.(interface{ Grow(n int) }); ok {
+		g.Grow(n)
+	}
 }
 
 // applyLocked applies one delta to the cache and hands the matching
@@ -443,7 +459,12 @@ func (inf *SharedIndexInformer[T]) applyLocked(key string, d cache.Delta[T], ini
 			return err
 		}
 		inf.cached.Add(1)
-		inf.distributeLocked(key, notification[T]{kind: addNotification, obj: d.Object, initial: initial}, false)
+		n := notification[T]{kind: addNotification, obj: d.Object, initial: initial}
+		if initial {
+			inf.bufferInitialLocked(key, n)
+		} else {
+			inf.distributeLocked(key, n, false)
+		}
 	}
 	if inf.detector != nil {
 		inf.detector.record(key, d.Object)
@@ -452,12 +473,46 @@ func (inf *SharedIndexInformer[T]) applyLocked(key string, d cache.Delta[T], ini
 }
 
 func (inf *SharedIndexInformer[T]) distributeLocked(key string, n notification[T], isSync bool) {
+	inf.flushInitialLocked()
 	for _, l := range inf.listeners {
 		if isSync && !l.resyncDue {
 			continue
 		}
 		l.add(key, n)
 	}
+}
+
+// initialBatch is how many adds of the initial list are handed to the
+// listeners at once.
+const initialBatch = 256
+
+// bufferInitialLocked queues an add of the initial list for the listeners,
+// handing them a batch at a time: one lock and one wake-up per listener and
+// batch instead of per object. Order holds because every other way a
+// listener gets a notification (distributeLocked, AddHandler) and the end of
+// the initial list (markSynced) flush the buffer first; and since the
+// initial list is popped before anything else, the last batch is flushed by
+// markSynced as soon as it is fully popped.
+func (inf *SharedIndexInformer[T]) bufferInitialLocked(key string, n notification[T]) {
+	if inf.initialAdds == nil {
+		inf.initialAdds = make([]keyedNotification[T], 0, initialBatch)
+	}
+	inf.initialAdds = append(inf.initialAdds, keyedNotification[T]{key, n})
+	if len(inf.initialAdds) == initialBatch {
+		inf.flushInitialLocked()
+	}
+}
+
+// flushInitialLocked hands the buffered initial adds to the listeners.
+func (inf *SharedIndexInformer[T]) flushInitialLocked() {
+	if len(inf.initialAdds) == 0 {
+		return
+	}
+	for _, l := range inf.listeners {
+		l.addAll(inf.initialAdds)
+	}
+	clear(inf.initialAdds)
+	inf.initialAdds = inf.initialAdds[:0]
 }
 
 // syncingWriter is the store the reflector writes to: the delta queue, plus

@@ -49,14 +49,7 @@ func runListerReads(ctx context.Context, side Side, size Size) (Result, error) {
 	n, m := listerReadsSize(size)
 	fx := sharedUpdates(n, m)
 	release := make(chan struct{})
-	src := &podSource{
-		list:   func() (*corev1.PodList, []*corev1.Pod) { return fx.list, fx.items },
-		rv:     int64(n),
-		events: m,
-		event:  func(i int) *corev1.Pod { return fx.updates[i] },
-		start:  release,
-		rate:   listerWriteRate,
-	}
+	src := fx.source(release, listerWriteRate)
 	inf, err := newPodInformer(side, src)
 	if err != nil {
 		return Result{}, err

@@ -49,17 +49,25 @@ func sharedUpdates(pods, updates int) updatesFixture {
 	})
 }
 
+// source serves the fixture: the list, then its updates as watch events,
+// held back until release is closed and paced to rate events per second
+// when rate is positive.
+func (fx updatesFixture) source(release <-chan struct{}, rate int) *podSource {
+	return &podSource{
+		list:   func() (*corev1.PodList, []*corev1.Pod) { return fx.list, fx.items },
+		rv:     int64(len(fx.items)),
+		events: len(fx.updates),
+		event:  func(i int) *corev1.Pod { return fx.updates[i] },
+		start:  release,
+		rate:   rate,
+	}
+}
+
 func runWatchUpdates(ctx context.Context, side Side, size Size) (Result, error) {
 	n, m := watchUpdatesSize(size)
 	fx := sharedUpdates(n, m)
 	release := make(chan struct{})
-	src := &podSource{
-		list:   func() (*corev1.PodList, []*corev1.Pod) { return fx.list, fx.items },
-		rv:     int64(n),
-		events: m,
-		event:  func(i int) *corev1.Pod { return fx.updates[i] },
-		start:  release,
-	}
+	src := fx.source(release, 0)
 	return timeUpdates(ctx, side, src, release, n, m, watchUpdatesHandlers)
 }
 

@@ -54,9 +54,11 @@ type DeltaFIFOOptions[T Object] struct {
 // them downstream. Lock order: the queue's lock, then KnownObjects' own;
 // KnownObjects must not call back into the queue.
 //
-// Memory. Once a backlog of more than shrinkThreshold keys (such as a
-// large first list) has drained, the queue reallocates its map and key
-// queue, since Go maps never shrink.
+// Memory. A Replace into an empty queue (the usual first list) is held as
+// two slices, not a map, until another write arrives; the deltas popped
+// from it are carved from one array, which lives as long as any of them.
+// Once a backlog of more than shrinkThreshold keys has drained, the queue
+// reallocates its map and key queue, since Go maps never shrink.
 //
 // Objects in deltas are shared; they must not be mutated. The zero
 // DeltaFIFO is not usable: create one with NewDeltaFIFO. HasSynced, Close
@@ -64,6 +66,7 @@ type DeltaFIFOOptions[T Object] struct {
 type DeltaFIFO[T Object] struct {
 	// Set by NewDeltaFIFO, then read-only.
 	keyFunc     KeyFunc[T]
+	defaultKey  bool // keyFunc is MetaNamespaceKey, by default
 	known       KeyLister[T]
 	replaceType DeltaType
 	transform   func(T) (T, error)
@@ -77,6 +80,17 @@ type DeltaFIFO[T Object] struct {
 	// grown is the most entries items has held since it was allocated
 	// (releaseIfDrainedLocked).
 	grown int
+	// bulkKeys and bulkDeltas hold, in queue order, the keys of a Replace
+	// into an empty queue and their one delta each (replaceIntoEmptyLocked),
+	// kept out of items and queue: a list of n objects then costs no map
+	// of n entries. The entries from bulkNext on are queued ahead of
+	// everything else, and while any remain, items and queue are empty:
+	// every operation other than Pop and Len first moves them there
+	// (spillLocked). bulkInitial marks them initial.
+	bulkKeys    []string
+	bulkDeltas  []Delta[T]
+	bulkNext    int
+	bulkInitial bool
 	// While a Pop processes (queueState.popping), inflight holds the
 	// deltas it popped under inflightKey.
 	inflightKey string
@@ -100,7 +114,7 @@ func NewDeltaFIFO[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 		items:       make(map[string]fifoEntry[T]),
 	}
 	if f.keyFunc == nil {
-		f.keyFunc = MetaNamespaceKey[T]
+		f.keyFunc, f.defaultKey = MetaNamespaceKey[T], true
 	}
 	if opts.ReplaceEmitsSync {
 		f.replaceType = Sync
@@ -122,24 +136,63 @@ func (f *DeltaFIFO[T]) KeyOf(obj T) (string, error) {
 
 // prepare transforms and keys an object given to a write.
 func (f *DeltaFIFO[T]) prepare(op string, obj T) (T, string, error) {
-	if isNil(obj) {
-		return obj, "", fmt.Errorf("cache: %s: %w: nil %T", op, ErrInvalidObject, obj)
-	}
-	if f.transform != nil {
-		t, err := f.transform(obj)
-		if err != nil {
-			return obj, "", fmt.Errorf("cache: %s: transform: %w", op, err)
-		}
-		if isNil(t) {
-			return obj, "", fmt.Errorf("cache: %s: transform returned %w: nil %T", op, ErrInvalidObject, t)
-		}
-		obj = t
+	obj, err := f.transformed(op, obj)
+	if err != nil {
+		return obj, "", err
 	}
 	key, err := f.keyFunc(obj)
 	if err != nil {
 		return obj, "", keyFuncError(op, err)
 	}
 	return obj, key, nil
+}
+
+// transformed is the first half of prepare: the nil check and the
+// transform.
+func (f *DeltaFIFO[T]) transformed(op string, obj T) (T, error) {
+	if isNil(obj) {
+		return obj, fmt.Errorf("cache: %s: %w: nil %T", op, ErrInvalidObject, obj)
+	}
+	if f.transform != nil {
+		t, err := f.transform(obj)
+		if err != nil {
+			return obj, fmt.Errorf("cache: %s: transform: %w", op, err)
+		}
+		if isNil(t) {
+			return obj, fmt.Errorf("cache: %s: transform returned %w: nil %T", op, ErrInvalidObject, t)
+		}
+		obj = t
+	}
+	return obj, nil
+}
+
+// prepareAll is prepare for every item, storing the objects in objs (which
+// may be items itself) and returning their keys. With the default KeyFunc
+// the keys share one allocation (see metaNamespaceKeys).
+func (f *DeltaFIFO[T]) prepareAll(op string, items, objs []T) ([]string, error) {
+	if !f.defaultKey {
+		keys := make([]string, len(items))
+		for i, obj := range items {
+			obj, key, err := f.prepare(op, obj)
+			if err != nil {
+				return nil, err
+			}
+			objs[i], keys[i] = obj, key
+		}
+		return keys, nil
+	}
+	for i, obj := range items {
+		obj, err := f.transformed(op, obj)
+		if err != nil {
+			return nil, err
+		}
+		objs[i] = obj
+	}
+	keys, err := metaNamespaceKeys(objs)
+	if err != nil {
+		return nil, keyFuncError(op, err)
+	}
+	return keys, nil
 }
 
 // Add queues an Added delta for obj.
@@ -163,6 +216,7 @@ func (f *DeltaFIFO[T]) write(op string, t DeltaType, obj T) error {
 	if err := f.writableLocked(op); err != nil {
 		return err
 	}
+	f.spillLocked()
 	if t == Deleted && !f.existsLocked(key) {
 		return nil
 	}
@@ -229,13 +283,9 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 	if f.transform != nil {
 		objs = make([]T, len(items))
 	}
-	keys := make([]string, len(items))
-	for i, obj := range items {
-		obj, key, err := f.prepare("replace", obj)
-		if err != nil {
-			return err
-		}
-		objs[i], keys[i] = obj, key
+	keys, err := f.prepareAll("replace", items, objs)
+	if err != nil {
+		return err
 	}
 
 	f.mu.Lock()
@@ -244,6 +294,7 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 		return fmt.Errorf("cache: replace: %w", ErrClosed)
 	}
 	first := !f.populated // then setInitialLocked marks it populated
+	f.spillLocked()
 	if f.nothingKnownLocked() {
 		f.replaceIntoEmptyLocked(keys, objs, first)
 		return nil
@@ -284,25 +335,69 @@ func (f *DeltaFIFO[T]) nothingKnownLocked() bool {
 // list): the same entries as queueing every item in turn, built in one
 // pass into a map and a queue sized for them, with no deletion to infer.
 // first marks the entries initial.
+//
+// The entries go to bulkKeys and bulkDeltas, not items: no map is built
+// unless another write comes before they are all popped (spillLocked). A
+// list that names a key twice (no API server sends one) then has it
+// popped twice, its deltas split in order between the two pops; a spill
+// merges the two entries as a queue of items would have.
 func (f *DeltaFIFO[T]) replaceIntoEmptyLocked(keys []string, objs []T, first bool) {
-	f.items = make(map[string]fifoEntry[T], len(keys))
-	f.queue.reserve(len(keys))
-	for i, key := range keys {
+	deltas := make([]Delta[T], len(keys))
+	for i := range keys {
+		deltas[i] = Delta[T]{Type: f.replaceType, Object: objs[i]}
+	}
+	f.bulkKeys, f.bulkDeltas, f.bulkNext, f.bulkInitial = keys, deltas, 0, first
+	if first {
+		f.setInitialLocked(len(keys))
+	}
+	if len(keys) > 0 {
+		f.signalLocked()
+	} else {
+		f.bulkKeys, f.bulkDeltas = nil, nil
+	}
+}
+
+// queuedLocked returns the number of queued keys.
+func (f *DeltaFIFO[T]) queuedLocked() int {
+	return f.queue.len() + len(f.bulkKeys) - f.bulkNext
+}
+
+// popBulkLocked takes the next entry of the bulk Replace, which the caller
+// has checked is there.
+func (f *DeltaFIFO[T]) popBulkLocked() (string, fifoEntry[T]) {
+	i := f.bulkNext
+	key := f.bulkKeys[i]
+	e := fifoEntry[T]{deltas: f.bulkDeltas[i : i+1 : i+1], initial: f.bulkInitial}
+	f.bulkKeys[i] = ""
+	f.bulkNext++
+	if f.bulkNext == len(f.bulkKeys) {
+		f.bulkKeys, f.bulkDeltas, f.bulkNext = nil, nil, 0
+	}
+	return key, e
+}
+
+// spillLocked moves the entries left of a bulk Replace into items and
+// queue, in order, ahead of anything queued later (nothing is: every write
+// spills first). A key the list named twice becomes one entry, so the
+// initial count drops by one for each such merge.
+func (f *DeltaFIFO[T]) spillLocked() {
+	if f.bulkNext == len(f.bulkKeys) {
+		return
+	}
+	for i := f.bulkNext; i < len(f.bulkKeys); i++ {
+		key := f.bulkKeys[i]
 		e, queued := f.items[key]
-		e.deltas = appendDelta(e.deltas, Delta[T]{Type: f.replaceType, Object: objs[i]})
-		e.initial = first
+		e.deltas = appendDelta(e.deltas, f.bulkDeltas[i])
+		e.initial = f.bulkInitial
 		f.items[key] = e
 		if !queued {
 			f.queue.push(key)
+		} else if f.bulkInitial {
+			f.initialDoneLocked()
 		}
 	}
-	f.grown = len(f.items)
-	if first {
-		f.setInitialLocked(len(f.items))
-	}
-	if len(f.items) > 0 {
-		f.signalLocked()
-	}
+	f.grown = max(f.grown, len(f.items))
+	f.bulkKeys, f.bulkDeltas, f.bulkNext = nil, nil, 0
 }
 
 // inferDeletionsLocked queues a Deleted delta with StateUnknown for every
@@ -358,6 +453,7 @@ func (f *DeltaFIFO[T]) Resync() error {
 	if f.known == nil {
 		return nil
 	}
+	f.spillLocked()
 	for _, key := range f.known.ListKeys() {
 		if _, queued := f.items[key]; queued || (f.popping && key == f.inflightKey) {
 			continue
@@ -393,14 +489,22 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas Deltas[T], i
 // under, which spares it computing the key again.
 func (f *DeltaFIFO[T]) PopKeyed(ctx context.Context, process func(key string, deltas Deltas[T], isInInitialList bool) error) (Deltas[T], error) {
 	f.mu.Lock()
-	if err := f.waitTurnLocked(ctx, func() bool { return f.queue.len() > 0 }); err != nil {
+	if err := f.waitTurnLocked(ctx, func() bool { return f.queuedLocked() > 0 }); err != nil {
 		f.mu.Unlock()
 		return nil, err
 	}
-	key := f.queue.pop()
-	e := f.items[key]
-	delete(f.items, key)
-	f.releaseIfDrainedLocked()
+	var (
+		key string
+		e   fifoEntry[T]
+	)
+	if f.bulkNext < len(f.bulkKeys) {
+		key, e = f.popBulkLocked()
+	} else {
+		key = f.queue.pop()
+		e = f.items[key]
+		delete(f.items, key)
+		f.releaseIfDrainedLocked()
+	}
 	f.inflightKey, f.inflight = key, e.deltas
 	f.mu.Unlock()
 
@@ -418,6 +522,7 @@ func (f *DeltaFIFO[T]) finishPop(key string, e fifoEntry[T], err error) {
 	defer f.mu.Unlock()
 	f.inflightKey, f.inflight = "", nil
 	if err != nil && errors.Is(err, ErrRequeue) {
+		f.spillLocked()
 		// Copy: the caller of Pop owns e.deltas from now on.
 		merged := append(make(Deltas[T], 0, len(e.deltas)+1), e.deltas...)
 		cur, queued := f.items[key]
@@ -431,21 +536,24 @@ func (f *DeltaFIFO[T]) finishPop(key string, e fifoEntry[T], err error) {
 	} else if e.initial {
 		f.initialDoneLocked()
 	}
-	f.endTurnLocked(f.queue.len() > 0)
+	f.endTurnLocked(f.queuedLocked() > 0)
 }
 
 // Len returns the number of queued keys (not counting one being
-// processed).
+// processed). A first list that named a key twice counts it twice until
+// another write (or ListKeys, or GetByKey) merges the two; see
+// replaceIntoEmptyLocked.
 func (f *DeltaFIFO[T]) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queue.len()
+	return f.queuedLocked()
 }
 
 // ListKeys returns the queued keys in queue order.
 func (f *DeltaFIFO[T]) ListKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.spillLocked() // so a key the list named twice is listed once
 	out := make([]string, 0, f.queue.len())
 	f.queue.each(func(key string) { out = append(out, key) })
 	return out
@@ -455,6 +563,7 @@ func (f *DeltaFIFO[T]) ListKeys() []string {
 func (f *DeltaFIFO[T]) GetByKey(key string) (Deltas[T], bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.spillLocked()
 	e, ok := f.items[key]
 	if !ok {
 		return nil, false, nil

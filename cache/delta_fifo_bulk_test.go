@@ -20,15 +20,21 @@ func (ghostKeys) GetByKey(string) (*obj, bool, error) {
 }
 
 // observeReplace runs setup on f, then Replace(list), and records what a
-// user of the queue can see: Len, ListKeys, HasSynced, and for each Pop its
-// deltas, isInInitialList and HasSynced afterwards.
-func observeReplace(t *testing.T, f *DeltaFIFO[*obj], setup func(*DeltaFIFO[*obj]), list []*obj) []string {
+// user of the queue can see: ListKeys (if peek), Len, HasSynced, and for
+// each Pop its deltas, isInInitialList and HasSynced afterwards. ListKeys
+// moves a bulk Replace into the queue's map, so peek chooses which way of
+// popping the empty-queue path takes.
+func observeReplace(t *testing.T, f *DeltaFIFO[*obj], setup func(*DeltaFIFO[*obj]), list []*obj, peek bool) []string {
 	t.Helper()
 	setup(f)
 	if err := f.Replace(list, "1"); err != nil {
 		t.Fatal(err)
 	}
-	out := []string{fmt.Sprintf("len=%d keys=%v synced=%v", f.Len(), f.ListKeys(), f.HasSynced())}
+	keys := "-"
+	if peek {
+		keys = fmt.Sprint(f.ListKeys())
+	}
+	out := []string{fmt.Sprintf("keys=%s len=%d synced=%v", keys, f.Len(), f.HasSynced())}
 	for f.Len() > 0 {
 		var initial bool
 		ds, err := f.Pop(context.Background(), func(_ Deltas[*obj], isInitial bool) error {
@@ -70,15 +76,62 @@ func TestDeltaFIFOReplaceIntoEmptyQueueMatchesGeneralPath(t *testing.T) {
 		}, []*obj{a1, b1}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			fast := observeReplace(t, NewDeltaFIFO(tt.opts), tt.setup, tt.list)
-			general := tt.opts
-			general.KnownObjects = ghostKeys{}
-			slow := observeReplace(t, NewDeltaFIFO(general), tt.setup, tt.list)
-			if !slices.Equal(fast, slow) {
-				t.Fatalf("empty-queue Replace:\n%v\ngeneral Replace:\n%v", fast, slow)
+		for _, peek := range []bool{false, true} {
+			if tt.name == "duplicate keys" && !peek {
+				continue // TestDeltaFIFOBulkReplaceWithDuplicateKeys
 			}
-		})
+			t.Run(fmt.Sprintf("%s/peek=%v", tt.name, peek), func(t *testing.T) {
+				fast := observeReplace(t, NewDeltaFIFO(tt.opts), tt.setup, tt.list, peek)
+				general := tt.opts
+				general.KnownObjects = ghostKeys{}
+				slow := observeReplace(t, NewDeltaFIFO(general), tt.setup, tt.list, peek)
+				if !slices.Equal(fast, slow) {
+					t.Fatalf("empty-queue Replace:\n%v\ngeneral Replace:\n%v", fast, slow)
+				}
+			})
+		}
+	}
+}
+
+// A first list that names a key twice, popped without anything else
+// written: the key is popped twice, its deltas in order, and HasSynced
+// waits for both.
+func TestDeltaFIFOBulkReplaceWithDuplicateKeys(t *testing.T) {
+	a1, a2, b1 := newObj("ns", "a", "1"), newObj("ns", "a", "2"), newObj("ns", "b", "1")
+	got := observeReplace(t, NewDeltaFIFO(DeltaFIFOOptions[*obj]{}), func(*DeltaFIFO[*obj]) {}, []*obj{a1, b1, a2}, false)
+	want := []string{
+		"keys=- len=3 synced=false",
+		"Replaced:ns/a@1 initial=true synced=false",
+		"Replaced:ns/b@1 initial=true synced=false",
+		"Replaced:ns/a@2 initial=true synced=true",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got\n%v\nwant\n%v", got, want)
+	}
+	// A write after the first pop merges the two entries left of it.
+	f := NewDeltaFIFO(DeltaFIFOOptions[*obj]{})
+	if err := f.Replace([]*obj{a1, b1, a2, newObj("ns", "c", "1")}, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Update(newObj("ns", "b", "2")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := drain(t, f), []string{"Replaced:ns/b@1 Updated:ns/b@2", "Replaced:ns/a@2", "Replaced:ns/c@1"}; !slices.Equal(got, want) || !f.HasSynced() {
+		t.Fatalf("after a write: %v (synced %v), want %v (synced)", got, f.HasSynced(), want)
+	}
+	// ...and one before it merges them all.
+	f = NewDeltaFIFO(DeltaFIFOOptions[*obj]{})
+	if err := f.Replace([]*obj{a1, b1, a2}, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if keys := f.ListKeys(); !slices.Equal(keys, []string{"ns/a", "ns/b"}) || f.Len() != 2 {
+		t.Fatalf("ListKeys %v, Len %d", keys, f.Len())
+	}
+	if got, want := drain(t, f), []string{"Replaced:ns/a@1 Replaced:ns/a@2", "Replaced:ns/b@1"}; !slices.Equal(got, want) || !f.HasSynced() {
+		t.Fatalf("after a spill: %v (synced %v), want %v (synced)", got, f.HasSynced(), want)
 	}
 }
 
@@ -130,11 +183,29 @@ func TestDeltaFIFOReleasesStorageWhenDrained(t *testing.T) {
 	if err := f.Replace(list, "1"); err != nil {
 		t.Fatal(err)
 	}
-	if f.grown != n || len(f.queue.buf) < n {
-		t.Fatalf("after Replace: grown=%d queue capacity=%d, want %d", f.grown, len(f.queue.buf), n)
+	// A first list is held without a map...
+	if len(f.items) != 0 || f.queue.len() != 0 || f.Len() != n || len(f.bulkKeys) != n {
+		t.Fatalf("after Replace: %d in items, %d in queue, %d in bulk; want 0, 0, %d", len(f.items), f.queue.len(), len(f.bulkKeys), n)
 	}
 	if got := drain(t, f); len(got) != n {
 		t.Fatalf("popped %d keys, want %d", len(got), n)
+	}
+	if f.bulkKeys != nil || f.bulkDeltas != nil || f.grown != 0 {
+		t.Fatalf("drained bulk kept its storage")
+	}
+	// ...until another write comes before it is popped.
+	f = NewDeltaFIFO(DeltaFIFOOptions[*obj]{})
+	if err := f.Replace(list, "1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Add(newObj("ns", "extra", "1")); err != nil {
+		t.Fatal(err)
+	}
+	if f.grown != n+1 || len(f.queue.buf) < n+1 || f.bulkKeys != nil {
+		t.Fatalf("after Replace and Add: grown=%d queue capacity=%d, want %d", f.grown, len(f.queue.buf), n+1)
+	}
+	if got := drain(t, f); len(got) != n+1 || got[n] != "Added:ns/extra@1" {
+		t.Fatalf("popped %d keys (last %q), want %d ending with the Add", len(got), got[len(got)-1], n+1)
 	}
 	if f.grown != 0 || f.queue.buf != nil || len(f.items) != 0 {
 		t.Fatalf("drained queue kept its storage: grown=%d queue capacity=%d", f.grown, len(f.queue.buf))

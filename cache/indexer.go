@@ -118,6 +118,11 @@ func (s *indexer[T]) Resync() error { return nil }
 func (s *indexer[T]) List() []T          { return s.store.List() }
 func (s *indexer[T]) ListKeys() []string { return s.store.ListKeys() }
 
+// Reserve is ThreadSafeStore.Reserve: a hint that objs are about to be
+// added, which sizes storage for them up front. A SharedIndexInformer gives
+// it its first list.
+func (s *indexer[T]) Reserve(objs []T) { s.store.Reserve(objs) }
+
 // Len returns the number of stored objects. A DeltaFIFO whose KnownObjects
 // has it asks it rather than listing every key, which ListKeys builds one
 // by one in the nested layout.

@@ -420,3 +420,62 @@ func TestVirtualIndexAnswersIndexWithSeveralValues(t *testing.T) {
 		t.Errorf("Index with no values = %v, %v", names(got), err)
 	}
 }
+
+// Reserve changes no contents: namespaces reserved but never filled are not
+// listed, and what is added after it reads back as without it.
+func TestReserveChangesNoContents(t *testing.T) {
+	s := NewThreadSafeStore(ThreadSafeStoreOptions[*obj]{Indexers: Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj]}})
+	var objs []*obj
+	for i := range 30 {
+		objs = append(objs, newObj(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("o%d", i), "1"))
+	}
+	objs = append(objs, newObj("", "cluster", "1"), newObj("lonely", "x", "1"))
+	s.Reserve(objs)
+	if s.Len() != 0 || len(s.ListIndexFuncValues(NamespaceIndex)) != 0 || len(s.ListKeys()) != 0 {
+		t.Fatalf("after Reserve: %d objects, namespaces %v", s.Len(), s.ListIndexFuncValues(NamespaceIndex))
+	}
+	for _, o := range objs[:20] { // ns0..ns2 only
+		key, _ := MetaNamespaceKey(o)
+		if err := s.Add(key, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.ListIndexFuncValues(NamespaceIndex); !slices.Equal(sortedCopy(got), []string{"ns0", "ns1", "ns2"}) {
+		t.Fatalf("namespaces %v, want ns0..ns2", got)
+	}
+	for _, o := range objs[:20] {
+		if got, ok := s.GetByNamespaceName(o.GetNamespace(), o.GetName()); !ok || got != o {
+			t.Fatalf("%s/%s: got %v, %v", o.GetNamespace(), o.GetName(), got, ok)
+		}
+	}
+	if in, _ := s.ByIndex(NamespaceIndex, "ns1"); len(in) != 7 {
+		t.Fatalf("ns1 holds %d objects, want 7", len(in))
+	}
+	// Emptying a namespace that came from a spare map removes it.
+	for _, o := range objs[:20] {
+		if o.GetNamespace() == "ns1" {
+			key, _ := MetaNamespaceKey(o)
+			s.Delete(key)
+		}
+	}
+	// A second Reserve drops unused spares; adding the rest works.
+	s.Reserve(objs[20:])
+	for _, o := range objs[20:] {
+		key, _ := MetaNamespaceKey(o)
+		if err := s.Add(key, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sortedCopy(s.ListIndexFuncValues(NamespaceIndex)); !slices.Equal(got, []string{"", "lonely", "ns0", "ns1", "ns2"}) {
+		t.Fatalf("namespaces %v", got)
+	}
+	if s.Len() != 32-7 {
+		t.Fatalf("%d objects, want %d", s.Len(), 32-7)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}

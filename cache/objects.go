@@ -26,6 +26,9 @@ type objects[T Object] struct {
 	nested map[string]map[string]T
 	flat   map[string]T
 	n      int // number of objects in nested
+	// spare holds empty, presized maps for namespaces that hold nothing
+	// yet (see reserve); nil when there are none.
+	spare map[string]map[string]T
 }
 
 // newObjects returns an empty, nested objects.
@@ -96,7 +99,7 @@ func (o *objects[T]) flatten() {
 			flat[joinKey(ns, name)] = obj
 		}
 	}
-	o.flat, o.nested, o.n = flat, nil, 0
+	o.flat, o.nested, o.n, o.spare = flat, nil, 0, nil
 }
 
 // get returns the object stored under key.
@@ -147,12 +150,50 @@ func (o *objects[T]) put(key string, obj T) {
 	ns, name := obj.GetNamespace(), obj.GetName()
 	names := o.nested[ns]
 	if names == nil {
-		names = make(map[string]T, 1)
+		if names = o.spare[ns]; names != nil {
+			delete(o.spare, ns)
+		} else {
+			names = make(map[string]T, 1)
+		}
 		o.nested[ns] = names
 	}
 	before := len(names)
 	names[name] = obj
 	o.n += len(names) - before
+}
+
+// reserve makes room for objs, about to be put: each namespace that holds
+// nothing yet gets a spare map sized for its objects in objs, which put
+// takes when it stores the namespace's first object, so that putting them
+// does not grow maps step by step. It changes no contents; maps that
+// already hold objects are left alone (a Go map cannot be grown in place).
+// Spares replace those of an earlier call; a spare never taken is dropped
+// by the next reserve or flatten.
+func (o *objects[T]) reserve(objs []T) {
+	if o.flat != nil {
+		if len(o.flat) == 0 {
+			o.flat = make(map[string]T, len(objs))
+		}
+		return
+	}
+	counts := make(map[string]int)
+	for _, obj := range objs {
+		if !isNil(obj) {
+			counts[obj.GetNamespace()]++
+		}
+	}
+	if len(o.nested) == 0 {
+		o.nested = make(map[string]map[string]T, len(counts))
+	}
+	o.spare = nil
+	for ns, n := range counts {
+		if o.nested[ns] == nil && n > 1 {
+			if o.spare == nil {
+				o.spare = make(map[string]map[string]T, len(counts))
+			}
+			o.spare[ns] = make(map[string]T, n)
+		}
+	}
 }
 
 // del removes what is stored under key, if anything.

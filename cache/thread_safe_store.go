@@ -253,6 +253,16 @@ func (s *ThreadSafeStore[T]) ListKeys() []string {
 	return out
 }
 
+// Reserve is a hint that objs are about to be added (typically an initial
+// list into an empty store): it sizes storage for them up front, so that
+// adding them one by one does not grow maps step by step. It changes no
+// contents, and adding other objects, or not all of them, is fine.
+func (s *ThreadSafeStore[T]) Reserve(objs []T) {
+	s.mu.Lock()
+	s.items.reserve(objs)
+	s.mu.Unlock()
+}
+
 // Replace swaps the whole content for items and rebuilds every index. The
 // store takes ownership of the items map: the caller must not use it
 // afterwards. If an index function fails, Replace returns an

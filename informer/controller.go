@@ -100,12 +100,12 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 		keyFunc = cache.MetaNamespaceKey[T]
 	}
 	c.indexer = cache.NewIndexer(cache.IndexerOptions[T]{KeyFunc: keyFunc, Indexers: opts.Indexers})
-	c.fifo = cache.NewDeltaFIFO(cache.DeltaFIFOOptions[T]{KeyFunc: keyFunc, KnownObjects: c.indexer, Transform: opts.Transform})
+	c.fifo = cache.NewDeltaFIFO(cache.DeltaFIFOOptions[T]{KeyFunc: opts.KeyFunc, KnownObjects: c.indexer, Transform: opts.Transform})
 	r, err := reflector.New(reflector.Options[T]{
 		Name:          c.name,
 		Source:        opts.Source,
 		Store:         c.fifo,
-		KeyFunc:       keyFunc,
+		KeyFunc:       opts.KeyFunc, // nil: the same default, checked without building keys
 		LabelSelector: opts.LabelSelector,
 		FieldSelector: opts.FieldSelector,
 		PageSize:      opts.PageSize,

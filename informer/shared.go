@@ -126,9 +126,12 @@ const (
 // NewShared.
 type SharedIndexInformer[T cache.Object] struct {
 	// Set by NewShared, then read-only.
-	name       string
-	source     listwatch.ListerWatcher[T]
-	keyFunc    cache.KeyFunc[T]
+	name    string
+	source  listwatch.ListerWatcher[T]
+	keyFunc cache.KeyFunc[T]
+	// userKey is the KeyFunc of the options, nil if none was given: the
+	// reflector checks the default key without building it.
+	userKey    cache.KeyFunc[T]
 	indexer    cache.Indexer[T]
 	fifo       *cache.DeltaFIFO[T]
 	resync     time.Duration
@@ -145,9 +148,6 @@ type SharedIndexInformer[T cache.Object] struct {
 
 	// cached counts the objects in indexer; written by the pop loop only.
 	cached atomic.Int64
-	// presized says the indexer has been offered the initial list's size
-	// (see growIndexer); pop loop only.
-	presized bool
 	// initialAdds buffers the adds of the initial list not yet handed to
 	// the listeners (mu; see bufferInitialLocked).
 	initialAdds []keyedNotification[T]
@@ -181,6 +181,7 @@ func NewShared[T cache.Object](opts SharedOptions[T]) (*SharedIndexInformer[T], 
 	inf := &SharedIndexInformer[T]{
 		name:         opts.Name,
 		keyFunc:      opts.KeyFunc,
+		userKey:      opts.KeyFunc,
 		resync:       opts.ResyncPeriod,
 		report:       opts.ErrorHandler,
 		clock:        opts.Clock,
@@ -223,7 +224,7 @@ func NewShared[T cache.Object](opts SharedOptions[T]) (*SharedIndexInformer[T], 
 	}
 	inf.indexer = cache.NewIndexer(cache.IndexerOptions[T]{KeyFunc: inf.keyFunc, Indexers: opts.Indexers})
 	inf.fifo = cache.NewDeltaFIFO(cache.DeltaFIFOOptions[T]{
-		KeyFunc:      inf.keyFunc,
+		KeyFunc:      inf.userKey, // nil: the default, which it keys in bulk
 		KnownObjects: inf.indexer,
 		Transform:    opts.Transform,
 	})
@@ -303,7 +304,7 @@ func (inf *SharedIndexInformer[T]) Run(ctx context.Context) error {
 		Name:         inf.name,
 		Source:       inf.source,
 		Store:        syncingWriter[T]{inf: inf},
-		KeyFunc:      inf.keyFunc,
+		KeyFunc:      inf.userKey,
 		PageSize:     inf.pageSize,
 		ResyncPeriod: inf.resyncCheck,
 		ShouldResync: inf.shouldResync,
@@ -397,10 +398,6 @@ func (inf *SharedIndexInformer[T]) process(key string, deltas cache.Deltas[T], i
 	if len(deltas) == 0 {
 		return nil
 	}
-	if initial && !inf.presized {
-		inf.presized = true
-		inf.growIndexer(inf.fifo.Len() + 1)
-	}
 	var errs []error
 	inf.mu.Lock()
 	for _, d := range deltas {
@@ -413,15 +410,6 @@ func (inf *SharedIndexInformer[T]) process(key string, deltas cache.Deltas[T], i
 		inf.report(err)
 	}
 	return nil
-}
-
-// growIndexer tells the indexer, if it can take the hint, that n more
-// objects are about to be added (the initial list), so that it can size its
-// maps once instead of growing them step by step.
-func (inf *SharedIndexInformer[T]) growIndexer(n int) {
-	if g, ok := inf.indexer.(interface{ Grow(n int) }); ok {
-		g.Grow(n)
-	}
 }
 
 // applyLocked applies one delta to the cache and hands the matching
@@ -526,9 +514,26 @@ func (w syncingWriter[T]) Delete(obj T) error { return w.inf.fifo.Delete(obj) }
 func (w syncingWriter[T]) Resync() error      { return w.inf.fifo.Resync() }
 
 func (w syncingWriter[T]) Replace(items []T, rv string) error {
+	w.reserve(items)
 	err := w.inf.fifo.Replace(items, rv)
 	if err == nil && !w.inf.HasSynced() && w.inf.fifo.HasSynced() {
 		w.inf.markSynced()
 	}
 	return err
+}
+
+// reserve offers a list that is about to fill an empty cache to the
+// indexer, if it takes the hint (cache.NewIndexer's do), so that it sizes
+// its maps once instead of growing them object by object as the pop loop
+// adds them. A cache that holds objects already gets no hint: a relist
+// mostly updates what is there.
+func (w syncingWriter[T]) reserve(items []T) {
+	r, ok := w.inf.indexer.(interface {
+		Reserve(objs []T)
+		Len() int
+	})
+	if !ok || len(items) < 2 || r.Len() > 0 {
+		return
+	}
+	r.Reserve(items)
 }

@@ -8,30 +8,35 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
 )
 
-// growingIndexer records the size hints the informer offers its indexer.
-type growingIndexer struct {
+// reservingIndexer records the lists the informer offers its indexer.
+type reservingIndexer struct {
 	cache.Indexer[*corev1.ConfigMap]
 	calls, n atomic.Int64
 }
 
-func (g *growingIndexer) Grow(n int) {
+func (g *reservingIndexer) Reserve(objs []*corev1.ConfigMap) {
 	g.calls.Add(1)
-	g.n.Store(int64(n))
+	g.n.Store(int64(len(objs)))
+	g.Indexer.(interface{ Reserve([]*corev1.ConfigMap) }).Reserve(objs)
 }
 
-func TestSharedOffersIndexerTheInitialListSizeOnce(t *testing.T) {
+func (g *reservingIndexer) Len() int { return len(g.Indexer.ListKeys()) }
+
+func TestSharedOffersIndexerOnlyTheListThatFillsAnEmptyCache(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var g *growingIndexer
+		var g *reservingIndexer
 		r := newViewRecorder[*corev1.ConfigMap]()
 		h := startShared(t, 50, SharedOptions[*corev1.ConfigMap]{}, func(inf *cmInformer) {
-			g = &growingIndexer{Indexer: inf.indexer}
+			g = &reservingIndexer{Indexer: inf.indexer}
 			inf.indexer = g
 			if _, err := inf.AddHandler(r, HandlerOptions{}); err != nil {
 				t.Fatal(err)
@@ -41,11 +46,24 @@ func TestSharedOffersIndexerTheInitialListSizeOnce(t *testing.T) {
 		synctest.Wait()
 		h.update("o1")
 		synctest.Wait()
-		if g.calls.Load() != 1 || g.n.Load() != 50 {
-			t.Fatalf("Grow called %d times, last with %d; want once with 50", g.calls.Load(), g.n.Load())
+		// A relist (the watch expired) finds the cache full: no second
+		// hint.
+		lists := h.lists()
+		h.src.SendError(listwatch.ErrExpired)
+		h.update("o2")
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := h.lists(); got != lists+1 {
+			t.Fatalf("%d lists after the expired watch, want 1", got-lists)
 		}
-		if r.adds != 50 || r.initial != 50 || r.updates != 1 {
-			t.Fatalf("%d adds (%d initial), %d updates; want 50 (50), 1", r.adds, r.initial, r.updates)
+		if g.calls.Load() != 1 || g.n.Load() != 50 {
+			t.Fatalf("Reserve called %d times, last with %d objects; want once with 50", g.calls.Load(), g.n.Load())
+		}
+		if r.adds != 50 || r.initial != 50 || r.updates < 2 {
+			t.Fatalf("%d adds (%d initial), %d updates; want 50 (50), at least 2", r.adds, r.initial, r.updates)
+		}
+		if got, want := h.cacheVersions(), h.sourceVersions(); !maps.Equal(got, want) {
+			t.Fatalf("cache %v, source %v", got, want)
 		}
 	})
 }
@@ -161,4 +179,16 @@ func TestSharedInitialAddsReachListenersOnceAndInOrder(t *testing.T) {
 	if !slices.Equal(snapshot, slices.Sorted(slices.Values(want[:lateFrom]))) || !slices.Equal(got[lateFrom:], want[lateFrom:]) {
 		t.Errorf("late listener: got %d notifications, want the %d cached then the %d after", len(got), lateFrom, len(want)-lateFrom)
 	}
+}
+
+// lists counts the lists the informer made: plain, or streamed (a watch
+// with initial events).
+func (h *harness) lists() int {
+	n := len(h.src.ListCalls())
+	for _, w := range h.src.WatchCalls() {
+		if w.SendInitialEvents {
+			n++
+		}
+	}
+	return n
 }

@@ -99,7 +99,7 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	}
 	items := res.Items[:0:0]
 	for _, obj := range res.Items {
-		if _, err := validKey(r.keyFunc, obj); err != nil {
+		if err := checkKey(r.keyFunc, r.checkKey, obj); err != nil {
 			r.m.Skipped.Inc()
 			r.report(listwatch.PhaseList, fmt.Errorf("skipping listed object %s: key: %w", describe(obj), err))
 			continue

@@ -51,8 +51,10 @@ type Options[T cache.Object] struct {
 	Store cache.Writer[T]
 	// KeyFunc validates objects before they reach the store: an object
 	// whose key cannot be computed is reported and skipped. It also keys
-	// the temporary map of a streaming list. Defaults to namespace/name,
-	// which fails for an empty name.
+	// the temporary map of a streaming list. Defaults to
+	// cache.MetaNamespaceKey, which is then only checked
+	// (cache.CheckMetaNamespaceKey) where no key is needed, so a list of
+	// n objects builds no keys the store will build again.
 	KeyFunc cache.KeyFunc[T]
 	// LabelSelector and FieldSelector are passed on every list and watch.
 	LabelSelector, FieldSelector string
@@ -112,30 +114,38 @@ var (
 // validKey computes obj's key, refusing a nil object (which a buggy
 // source could send and a key function would dereference).
 func validKey[T cache.Object](keyFunc cache.KeyFunc[T], obj T) (string, error) {
-	if v := reflect.ValueOf(any(obj)); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+	if isNil(obj) {
 		return "", ErrNilObject
 	}
 	return keyFunc(obj)
 }
 
+// checkKey is validKey for a caller that needs no key: check, when not nil,
+// stands in for keyFunc.
+func checkKey[T cache.Object](keyFunc cache.KeyFunc[T], check func(T) error, obj T) error {
+	if isNil(obj) {
+		return ErrNilObject
+	}
+	if check != nil {
+		return check(obj)
+	}
+	_, err := keyFunc(obj)
+	return err
+}
+
+// isNil reports whether obj is nil, or a nil pointer on which its methods
+// would panic.
+func isNil[T cache.Object](obj T) bool {
+	v := reflect.ValueOf(any(obj))
+	return !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil())
+}
+
 // describe names obj in an error message; it is safe on a nil object.
 func describe[T cache.Object](obj T) string {
-	if v := reflect.ValueOf(any(obj)); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+	if isNil(obj) {
 		return "<nil>"
 	}
 	return obj.GetNamespace() + "/" + obj.GetName()
-}
-
-// defaultKey is namespace/name, refusing an object without a name.
-func defaultKey[T cache.Object](obj T) (string, error) {
-	name := obj.GetName()
-	if name == "" {
-		return "", errors.New("object has no name")
-	}
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + name, nil
-	}
-	return name, nil
 }
 
 func (o *Options[T]) validate() error {

@@ -59,6 +59,7 @@ type Reflector[T cache.Object] struct {
 	src       listwatch.ListerWatcher[T]
 	store     cache.Writer[T]
 	keyFunc   cache.KeyFunc[T]
+	checkKey  func(T) error // keyFunc's check without the key, or nil
 	selectors listwatch.Options
 	pageSize  int64
 	streaming StreamingMode
@@ -111,7 +112,8 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 		r.name = "reflector"
 	}
 	if r.keyFunc == nil {
-		r.keyFunc = defaultKey[T]
+		r.keyFunc = cache.MetaNamespaceKey[T]
+		r.checkKey = cache.CheckMetaNamespaceKey[T]
 	}
 	if r.minWatch <= 0 {
 		r.minWatch = DefaultMinWatchTimeout

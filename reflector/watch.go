@@ -100,7 +100,7 @@ func (r *Reflector[T]) apply(ev listwatch.Event[T]) {
 	if ev.ResourceVersion != "" {
 		defer r.setLastRV(ev.ResourceVersion)
 	}
-	if _, err := validKey(r.keyFunc, ev.Object); err != nil {
+	if err := checkKey(r.keyFunc, r.checkKey, ev.Object); err != nil {
 		r.m.Skipped.Inc()
 		r.report(listwatch.PhaseWatchStream, fmt.Errorf("skipping %s of %s: key: %w",
 			ev.Type, describe(ev.Object), err))

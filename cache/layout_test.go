@@ -6,7 +6,10 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -478,4 +481,74 @@ func sortedCopy(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// Namespaced reads take no lock in the nested layout. Readers run while
+// one writer adds, updates and deletes, replaces the whole content, and
+// turns the store flat (a key that does not fit) and nested again (a
+// Replace): every hit is the object asked for, and objects present in
+// every state of the store are always found. Run with -race.
+func TestLockFreeReadsDuringWritesReplacesAndFlattening(t *testing.T) {
+	s := NewThreadSafeStore(ThreadSafeStoreOptions[*obj]{Indexers: Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj]}})
+	stable := map[string]*obj{}
+	for i := range 20 {
+		o := newObj(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("stable%d", i), "1")
+		stable[fmt.Sprintf("ns%d/stable%d", i%3, i)] = o
+	}
+	if err := s.Replace(maps.Clone(stable), ""); err != nil {
+		t.Fatal(err)
+	}
+	stableObjs := slices.Collect(maps.Values(stable))
+	var (
+		stop atomic.Bool
+		wg   sync.WaitGroup
+		errs = make(chan error, 8)
+	)
+	for r := range 4 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(r), 2))
+			for !stop.Load() {
+				o := stableObjs[rng.IntN(len(stableObjs))]
+				if got, ok := s.GetByNamespaceName(o.GetNamespace(), o.GetName()); !ok || got.GetName() != o.GetName() || got.GetNamespace() != o.GetNamespace() {
+					errs <- fmt.Errorf("GetByNamespaceName(%s, %s) = %v, %v", o.GetNamespace(), o.GetName(), got, ok)
+					return
+				}
+				if got, ok := s.Get(o.GetNamespace() + "/" + o.GetName()); !ok || got.GetName() != o.GetName() {
+					errs <- fmt.Errorf("Get(%s/%s) = %v, %v", o.GetNamespace(), o.GetName(), got, ok)
+					return
+				}
+				ns, name := fmt.Sprintf("ns%d", rng.IntN(4)), fmt.Sprintf("churn%d", rng.IntN(50))
+				if got, ok := s.GetByNamespaceName(ns, name); ok && (got.GetName() != name || got.GetNamespace() != ns) {
+					errs <- fmt.Errorf("GetByNamespaceName(%s, %s) = %v", ns, name, got)
+					return
+				}
+			}
+		})
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range 5_000 {
+		ns, name := fmt.Sprintf("ns%d", rng.IntN(4)), fmt.Sprintf("churn%d", rng.IntN(50))
+		switch op := rng.IntN(100); {
+		case op < 60:
+			if err := s.Update(ns+"/"+name, newObj(ns, name, strconv.Itoa(i))); err != nil {
+				t.Fatal(err)
+			}
+		case op < 95:
+			s.Delete(ns + "/" + name)
+		case op < 97: // a key that does not fit: flat from here on
+			if err := s.Add("odd-"+name, newObj(ns, name, "1")); err != nil {
+				t.Fatal(err)
+			}
+		default: // nested again
+			if err := s.Replace(maps.Clone(stable), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -3,37 +3,54 @@ package cache
 import (
 	"iter"
 	"strings"
+	"sync/atomic"
 )
 
 // objects holds a store's objects by key, in one of two layouts.
 //
-// Nested (flat == nil): nested[namespace][name], keyed by the stored
-// object's own namespace and name strings, so no key string is allocated
-// per object, and the outer map lists the namespaces that hold objects.
-// It is used while every stored key is the one MetaNamespaceKey would give
-// its object, which fits checks on every write without looking at the
-// store's KeyFunc: a custom KeyFunc that happens to give those keys gets
-// the nested layout too, and one that does not (for any object) gets the
-// flat layout, with the same results.
+// Nested (the default): namespace, then name, each an rmap, keyed by the
+// stored object's own namespace and name strings, so no key string is
+// allocated per object, and the outer map lists the namespaces that hold
+// objects. It is used while every stored key is the one MetaNamespaceKey
+// would give its object, which fits checks on every write without looking
+// at the store's KeyFunc: a custom KeyFunc that happens to give those keys
+// gets the nested layout too, and one that does not (for any object) gets
+// the flat layout, with the same results.
 //
-// Flat (flat != nil): flat[key], for any keys at all. A nested store turns
-// flat, for good, on the first key that does not fit (flatten).
+// Flat: a Go map from key to object, for any keys at all. A nested store
+// turns flat, for good, on the first key that does not fit (flatten).
 //
 // Empty inner maps are removed, so the outer map's keys are exactly the
-// namespaces of the stored objects. An objects value is not safe for
-// concurrent use: ThreadSafeStore guards it.
+// namespaces of the stored objects.
+//
+// Concurrency. Writes (put, del, reserve, flatten, adopt) must be
+// serialized, and every method but lookup must not overlap a write:
+// ThreadSafeStore's lock sees to both. lookup may run at any time, with no
+// lock: in the nested layout it reads rmaps, which take no lock to read,
+// and a nested root that is replaced (adopt, flatten) is never written
+// again, so a lookup still in it reads a consistent, older state.
 type objects[T Object] struct {
-	nested map[string]map[string]T
+	// nested is the root of the nested layout; nil in the flat one.
+	nested atomic.Pointer[rmap[*rmap[T]]]
 	flat   map[string]T
 	n      int // number of objects in nested
 	// spare holds empty, presized maps for namespaces that hold nothing
 	// yet (see reserve); nil when there are none.
-	spare map[string]map[string]T
+	spare map[string]*rmap[T]
 }
 
 // newObjects returns an empty, nested objects.
-func newObjects[T Object]() objects[T] {
-	return objects[T]{nested: make(map[string]map[string]T)}
+func newObjects[T Object]() *objects[T] {
+	o := &objects[T]{}
+	o.nested.Store(new(rmap[*rmap[T]]))
+	return o
+}
+
+// adopt takes the contents of from, which the caller gives up, in one
+// step for concurrent lookups.
+func (o *objects[T]) adopt(from *objects[T]) {
+	o.flat, o.n, o.spare = from.flat, from.n, from.spare
+	o.nested.Store(from.nested.Load())
 }
 
 // isNested reports whether o uses the nested layout.
@@ -90,16 +107,18 @@ func fits[T Object](key string, obj T) bool {
 
 // flatten switches o to the flat layout, building every key once.
 func (o *objects[T]) flatten() {
-	if o.flat != nil {
+	root := o.nested.Load()
+	if root == nil {
 		return
 	}
 	flat := make(map[string]T, o.n)
-	for ns, names := range o.nested {
-		for name, obj := range names {
+	for ns, names := range root.all() {
+		for name, obj := range names.all() {
 			flat[joinKey(ns, name)] = obj
 		}
 	}
-	o.flat, o.nested, o.n, o.spare = flat, nil, 0, nil
+	o.flat, o.n, o.spare = flat, 0, nil
+	o.nested.Store(nil)
 }
 
 // get returns the object stored under key.
@@ -108,25 +127,66 @@ func (o *objects[T]) get(key string) (obj T, ok bool) {
 		obj, ok = o.flat[key]
 		return obj, ok
 	}
+	return o.getNested(o.nested.Load(), key)
+}
+
+// getNested is get in the nested layout with root.
+func (o *objects[T]) getNested(root *rmap[*rmap[T]], key string) (obj T, ok bool) {
 	ns, name, valid := splitKey(key)
 	if !valid {
 		return obj, false
 	}
-	obj, ok = o.nested[ns][name]
-	return obj, ok
+	names, ok := root.get(ns)
+	if !ok {
+		return obj, false
+	}
+	return names.get(name)
 }
 
-// getNamespaceName returns the object stored under joinKey(namespace,
-// name), without building that key when it can. In the nested layout a hit
-// at nested[namespace][name] is always right (that object's key is
-// joinKey(namespace, name)), so the check for a '/' that would make the key
-// split elsewhere only runs on a miss.
-func (o *objects[T]) getNamespaceName(namespace, name string) (obj T, ok bool) {
-	if o.flat == nil {
-		if obj, ok = o.nested[namespace][name]; ok || splits(namespace, name) {
-			return obj, ok
+// namespace returns the objects of namespace ns in the nested layout, nil
+// if it holds none.
+func (o *objects[T]) namespace(ns string) *rmap[T] {
+	names, _ := o.nested.Load().get(ns)
+	return names
+}
+
+// namespaces yields, in the nested layout, each namespace holding objects
+// and its objects.
+func (o *objects[T]) namespaces() iter.Seq2[string, *rmap[T]] {
+	return o.nested.Load().all()
+}
+
+// lookup returns the object stored under joinKey(namespace, name). In the
+// nested layout it takes no lock and builds no key: see the type's
+// concurrency rules. nested reports whether it could answer that way; if
+// not, the caller must call lookupFlat under its lock.
+//
+// A hit at [namespace][name] is always right (that object's key is
+// joinKey(namespace, name)), so the check for a '/' that would make the
+// key split elsewhere only runs on a miss.
+func (o *objects[T]) lookup(namespace, name string) (obj T, ok, nested bool) {
+	root := o.nested.Load()
+	if root == nil {
+		return obj, false, false
+	}
+	if names, found := root.get(namespace); found {
+		if obj, ok = names.get(name); ok {
+			return obj, true, true
 		}
-		return o.get(joinKey(namespace, name))
+	}
+	if splits(namespace, name) {
+		return obj, false, true
+	}
+	obj, ok = o.getNested(root, joinKey(namespace, name))
+	return obj, ok, true
+}
+
+// lookupFlat is lookup in the flat layout; the caller holds the lock that
+// keeps writers out.
+func (o *objects[T]) lookupFlat(namespace, name string) (obj T, ok bool) {
+	if o.flat == nil { // turned nested again by a Replace meanwhile
+		obj, ok, _ = o.lookup(namespace, name)
+		return obj, ok
 	}
 	if namespace == "" {
 		obj, ok = o.flat[name]
@@ -147,28 +207,29 @@ func (o *objects[T]) put(key string, obj T) {
 		o.flat[key] = obj
 		return
 	}
+	root := o.nested.Load()
 	ns, name := obj.GetNamespace(), obj.GetName()
-	names := o.nested[ns]
+	names, _ := root.get(ns)
 	if names == nil {
 		if names = o.spare[ns]; names != nil {
 			delete(o.spare, ns)
 		} else {
-			names = make(map[string]T, 1)
+			names = new(rmap[T])
 		}
-		o.nested[ns] = names
+		root.put(ns, names)
 	}
-	before := len(names)
-	names[name] = obj
-	o.n += len(names) - before
+	before := names.len()
+	names.put(name, obj)
+	o.n += names.len() - before
 }
 
 // reserve makes room for objs, about to be put: each namespace that holds
 // nothing yet gets a spare map sized for its objects in objs, which put
-// takes when it stores the namespace's first object, so that putting them
-// does not grow maps step by step. It changes no contents; maps that
-// already hold objects are left alone (a Go map cannot be grown in place).
-// Spares replace those of an earlier call; a spare never taken is dropped
-// by the next reserve or flatten.
+// takes when it stores the namespace's first object, and a namespace that
+// holds some gets room for the rest, so that putting them does not grow
+// maps step by step. It changes no contents. Spares replace those of an
+// earlier call; a spare never taken is dropped by the next reserve or
+// flatten.
 func (o *objects[T]) reserve(objs []T) {
 	if o.flat != nil {
 		if len(o.flat) == 0 {
@@ -182,16 +243,21 @@ func (o *objects[T]) reserve(objs []T) {
 			counts[obj.GetNamespace()]++
 		}
 	}
-	if len(o.nested) == 0 {
-		o.nested = make(map[string]map[string]T, len(counts))
-	}
+	root := o.nested.Load()
+	root.reserve(root.len() + len(counts))
 	o.spare = nil
 	for ns, n := range counts {
-		if o.nested[ns] == nil && n > 1 {
+		if names, _ := root.get(ns); names != nil {
+			names.reserve(names.len() + n)
+			continue
+		}
+		if n > 1 {
 			if o.spare == nil {
-				o.spare = make(map[string]map[string]T, len(counts))
+				o.spare = make(map[string]*rmap[T], len(counts))
 			}
-			o.spare[ns] = make(map[string]T, n)
+			names := new(rmap[T])
+			names.reserve(n)
+			o.spare[ns] = names
 		}
 	}
 }
@@ -206,16 +272,15 @@ func (o *objects[T]) del(key string) {
 	if !valid {
 		return
 	}
-	names := o.nested[ns]
-	if _, had := names[name]; !had {
+	root := o.nested.Load()
+	names, _ := root.get(ns)
+	if names == nil || !names.del(name) {
 		return
 	}
 	o.n--
-	if len(names) == 1 {
-		delete(o.nested, ns)
-		return
+	if names.len() == 0 {
+		root.del(ns)
 	}
-	delete(names, name)
 }
 
 // values yields every stored object, in no particular order.
@@ -229,8 +294,8 @@ func (o *objects[T]) values() iter.Seq[T] {
 			}
 			return
 		}
-		for _, names := range o.nested {
-			for _, obj := range names {
+		for _, names := range o.nested.Load().all() {
+			for _, obj := range names.all() {
 				if !yield(obj) {
 					return
 				}
@@ -251,8 +316,8 @@ func (o *objects[T]) all() iter.Seq2[string, T] {
 			}
 			return
 		}
-		for ns, names := range o.nested {
-			for name, obj := range names {
+		for ns, names := range o.nested.Load().all() {
+			for name, obj := range names.all() {
 				if !yield(joinKey(ns, name), obj) {
 					return
 				}
@@ -263,11 +328,11 @@ func (o *objects[T]) all() iter.Seq2[string, T] {
 
 // objectsFromMap returns the objects of items, nested if every key fits,
 // else flat. It takes ownership of items.
-func objectsFromMap[T Object](items map[string]T) objects[T] {
+func objectsFromMap[T Object](items map[string]T) *objects[T] {
 	o := newObjects[T]()
 	for key, obj := range items {
 		if !fits(key, obj) {
-			return objects[T]{flat: items}
+			return &objects[T]{flat: items}
 		}
 		o.put(key, obj)
 	}

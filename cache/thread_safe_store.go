@@ -14,10 +14,15 @@ type ThreadSafeStoreOptions[T Object] struct {
 	Indexers Indexers[T]
 }
 
-// ThreadSafeStore is a keyed map of objects with secondary indexes, guarded
-// by one read-write lock. It is the storage under every Indexer: it is told
-// keys rather than computing them. Readers run concurrently with each other;
-// writers are serialized. Every method is safe for concurrent use.
+// ThreadSafeStore is a keyed map of objects with secondary indexes. It is
+// the storage under every Indexer: it is told keys rather than computing
+// them. Every method is safe for concurrent use. Writers are serialized by
+// one read-write lock, which readers of indexes and lists share. Get and
+// GetByNamespaceName take no lock at all in the nested layout (below):
+// they read maps built for one writer and lock-free readers (rmap), so
+// point reads from many goroutines scale with cores instead of contending
+// on the lock. Every read sees each write either wholly or not at all, and
+// a read that starts after a write has returned sees it.
 //
 // Index functions must be deterministic: the values an object was indexed
 // under are found again by calling the function on the stored object. Each
@@ -63,7 +68,8 @@ func NewThreadSafeStore[T Object](opts ThreadSafeStoreOptions[T]) *ThreadSafeSto
 		}
 		built[name] = nil // virtual: the store is empty and nested
 	}
-	s := &ThreadSafeStore[T]{items: newObjects[T](), pos: make(map[string]int)}
+	s := &ThreadSafeStore[T]{pos: make(map[string]int)}
+	s.items.adopt(newObjects[T]())
 	s.installIndexersLocked(opts.Indexers, built)
 	return s
 }
@@ -205,6 +211,9 @@ func (s *ThreadSafeStore[T]) unindexLocked(key string, old T) {
 
 // Get returns the object stored under key.
 func (s *ThreadSafeStore[T]) Get(key string) (item T, exists bool) {
+	if root := s.items.nested.Load(); root != nil {
+		return s.items.getNested(root, key) // no lock: see objects
+	}
 	s.mu.RLock()
 	item, exists = s.items.get(key)
 	s.mu.RUnlock()
@@ -217,8 +226,11 @@ func (s *ThreadSafeStore[T]) Get(key string) (item T, exists bool) {
 // with that key. In the nested layout it builds no key and allocates
 // nothing.
 func (s *ThreadSafeStore[T]) GetByNamespaceName(namespace, name string) (item T, exists bool) {
+	if item, exists, nested := s.items.lookup(namespace, name); nested {
+		return item, exists
+	}
 	s.mu.RLock()
-	item, exists = s.items.getNamespaceName(namespace, name)
+	item, exists = s.items.lookupFlat(namespace, name)
 	s.mu.RUnlock()
 	return item, exists
 }
@@ -279,18 +291,18 @@ func (s *ThreadSafeStore[T]) Replace(items map[string]T, resourceVersion string)
 
 // replaceObjects is Replace with the objects already laid out; the store
 // takes ownership of o.
-func (s *ThreadSafeStore[T]) replaceObjects(o objects[T]) error {
+func (s *ThreadSafeStore[T]) replaceObjects(o *objects[T]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	indices := make([]index, len(s.funcs))
 	for i, fn := range s.funcs {
-		idx, err := buildIndex(s.names[i], fn, &o)
+		idx, err := buildIndex(s.names[i], fn, o)
 		if err != nil {
 			return err
 		}
 		indices[i] = idx
 	}
-	s.items = o
+	s.items.adopt(o)
 	s.indices = indices
 	return nil
 }
@@ -318,8 +330,8 @@ func buildIndex[T Object](name string, fn IndexFunc[T], o *objects[T]) (index, e
 // exactly its namespace. It stops at the first object that differs; an
 // error counts as differing (buildIndex then reports it).
 func nestedConforms[T Object](fn IndexFunc[T], o *objects[T]) bool {
-	for ns, names := range o.nested {
-		for _, obj := range names {
+	for ns, names := range o.namespaces() {
+		for _, obj := range names.all() {
 			vals, err := fn(obj)
 			if err != nil || !conforms(vals, ns) {
 				return false
@@ -365,8 +377,10 @@ func (s *ThreadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
 				continue
 			}
 			seen[v] = struct{}{}
-			for _, o := range s.items.nested[v] {
-				out = append(out, o)
+			if names := s.items.namespace(v); names != nil {
+				for _, o := range names.all() {
+					out = append(out, o)
+				}
 			}
 		}
 		return out, nil
@@ -390,9 +404,12 @@ func (s *ThreadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
 // objects of namespace value), in a new slice.
 func (s *ThreadSafeStore[T]) byValueLocked(idx index, value string) []T {
 	if idx == nil {
-		names := s.items.nested[value]
-		out := make([]T, 0, len(names))
-		for _, o := range names {
+		names := s.items.namespace(value)
+		if names == nil {
+			return []T{}
+		}
+		out := make([]T, 0, names.len())
+		for _, o := range names.all() {
 			out = append(out, o)
 		}
 		return out
@@ -427,9 +444,12 @@ func (s *ThreadSafeStore[T]) IndexKeys(indexName, value string) ([]string, error
 		return nil, err
 	}
 	if idx == nil {
-		names := s.items.nested[value]
-		out := make([]string, 0, len(names))
-		for name := range names {
+		names := s.items.namespace(value)
+		if names == nil {
+			return []string{}, nil
+		}
+		out := make([]string, 0, names.len())
+		for name := range names.all() {
 			out = append(out, joinKey(value, name))
 		}
 		return out, nil
@@ -453,7 +473,11 @@ func (s *ThreadSafeStore[T]) ListIndexFuncValues(indexName string) []string {
 		return nil
 	}
 	if idx == nil {
-		return slices.Collect(maps.Keys(s.items.nested))
+		out := make([]string, 0, s.items.nested.Load().len())
+		for ns := range s.items.namespaces() {
+			out = append(out, ns)
+		}
+		return out
 	}
 	return slices.Collect(maps.Keys(idx))
 }

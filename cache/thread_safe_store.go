@@ -45,7 +45,9 @@ type ThreadSafeStoreOptions[T Object] struct {
 // reader: they must not be mutated. The zero ThreadSafeStore is not
 // usable: create one with NewThreadSafeStore.
 type ThreadSafeStore[T Object] struct {
-	mu sync.RWMutex // guards every field below
+	// mu guards every field below, except that Get and GetByNamespaceName
+	// read items' nested layout without it (objects documents how).
+	mu sync.RWMutex
 	// items holds the objects by key.
 	items objects[T]
 	// names, funcs and indices are parallel slices, one element per index,

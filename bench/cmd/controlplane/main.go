@@ -40,12 +40,13 @@ func main() {
 
 func run(ctx context.Context) error {
 	var (
-		pods  = flag.Int("pods", 20_000, "pods to create and sync")
-		count = flag.Int("count", 5, "runs per side, alternating which side goes first")
-		out   = flag.String("json", "results/controlplane.json", "write the results as JSON here (empty: do not write)")
-		kcfg  = flag.String("kubeconfig", "", "use this running cluster instead of starting a control plane")
-		keep  = flag.Bool("keep", false, "after the runs, keep the control plane until interrupted (print its kubeconfig)")
-		prof  = flag.String("profile", "", "make each child write cpu-SIDE.prof and heap-SIDE.prof in this directory")
+		pods   = flag.Int("pods", 20_000, "pods to create and sync")
+		count  = flag.Int("count", 5, "runs per side, alternating which side goes first")
+		out    = flag.String("json", "results/controlplane.json", "write the results as JSON here (empty: do not write)")
+		kcfg   = flag.String("kubeconfig", "", "use this running cluster instead of starting a control plane")
+		keep   = flag.Bool("keep", false, "after the runs, keep the control plane until interrupted (print its kubeconfig)")
+		prof   = flag.String("profile", "", "make each child write cpu-SIDE.prof and heap-SIDE.prof in this directory")
+		settle = flag.Duration("settle", scenario.DefaultSettle, "pause before each run, so the server has finished with the previous one (negative: none)")
 	)
 	flag.Parse()
 	reports, err := scenario.RunControlPlane(ctx, scenario.ControlPlaneOptions{
@@ -53,6 +54,7 @@ func run(ctx context.Context) error {
 		Count:      *count,
 		Kubeconfig: *kcfg,
 		ProfileDir: *prof,
+		Settle:     *settle,
 		Keep: func(kubeconfig string) {
 			if !*keep {
 				return

@@ -281,17 +281,25 @@ func BenchmarkDeltaFIFOReplace10k(b *testing.B) {
 	}
 }
 
-// BenchmarkIndexerGetByNamespaceName100k reads one object of a 100k
-// indexer by namespace and name, as a namespaced Lister does.
-func BenchmarkIndexerGetByNamespaceName100k(b *testing.B) {
-	pods := benchPods(100_000)
+// benchNamespaceNameGetter returns n pods and an indexer holding them, as
+// the namespaced read its Lister uses.
+func benchNamespaceNameGetter(b *testing.B, n int) ([]*corev1.Pod, interface {
+	GetByNamespaceName(namespace, name string) (*corev1.Pod, bool)
+}) {
+	pods := benchPods(n)
 	s := benchIndexer()
 	if err := s.Replace(pods, "1"); err != nil {
 		b.Fatal(err)
 	}
-	g := s.(interface {
+	return pods, s.(interface {
 		GetByNamespaceName(namespace, name string) (*corev1.Pod, bool)
 	})
+}
+
+// BenchmarkIndexerGetByNamespaceName100k reads one object of a 100k
+// indexer by namespace and name, as a namespaced Lister does.
+func BenchmarkIndexerGetByNamespaceName100k(b *testing.B) {
+	pods, g := benchNamespaceNameGetter(b, 100_000)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -307,14 +315,7 @@ func BenchmarkIndexerGetByNamespaceName100k(b *testing.B) {
 // every core at once (-cpu 1,2,4 shows how it scales): the read takes no
 // lock, so readers do not contend.
 func BenchmarkIndexerGetByNamespaceNameParallel100k(b *testing.B) {
-	pods := benchPods(100_000)
-	s := benchIndexer()
-	if err := s.Replace(pods, "1"); err != nil {
-		b.Fatal(err)
-	}
-	g := s.(interface {
-		GetByNamespaceName(namespace, name string) (*corev1.Pod, bool)
-	})
+	pods, g := benchNamespaceNameGetter(b, 100_000)
 	var seed atomic.Int64
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

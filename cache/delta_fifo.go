@@ -332,9 +332,8 @@ func (f *DeltaFIFO[T]) nothingKnownLocked() bool {
 }
 
 // replaceIntoEmptyLocked is Replace when nothing is known (the usual first
-// list): the same entries as queueing every item in turn, built in one
-// pass into a map and a queue sized for them, with no deletion to infer.
-// first marks the entries initial.
+// list): the same entries as queueing every item in turn, with no deletion
+// to infer. first marks the entries initial.
 //
 // The entries go to bulkKeys and bulkDeltas, not items: no map is built
 // unless another write comes before they are all popped (spillLocked). A

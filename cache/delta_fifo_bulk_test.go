@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -259,5 +260,34 @@ func TestRingReserveAndRelease(t *testing.T) {
 	q.push(7)
 	if q.pop() != 7 {
 		t.Fatal("queue unusable after release")
+	}
+}
+
+// A requeue of an entry popped from a first list puts it behind the rest of
+// that list, and HasSynced waits for its second processing.
+func TestDeltaFIFOBulkRequeueGoesBehindTheList(t *testing.T) {
+	f := NewDeltaFIFO(DeltaFIFOOptions[*obj]{})
+	if err := f.Replace([]*obj{newObj("ns", "a", "1"), newObj("ns", "b", "1"), newObj("ns", "c", "1")}, "1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return ErrRequeue })
+	if !errors.Is(err, ErrRequeue) || f.HasSynced() || f.Len() != 3 {
+		t.Fatalf("after a requeue: err %v, synced %v, len %d", err, f.HasSynced(), f.Len())
+	}
+	var got []string
+	for f.Len() > 0 {
+		ds, err := f.Pop(context.Background(), func(_ Deltas[*obj], initial bool) error {
+			if !initial {
+				t.Error("not initial")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, describe(ds))
+	}
+	if want := []string{"Replaced:ns/b@1", "Replaced:ns/c@1", "Replaced:ns/a@1"}; !slices.Equal(got, want) || !f.HasSynced() {
+		t.Fatalf("popped %v (synced %v), want %v (synced)", got, f.HasSynced(), want)
 	}
 }

@@ -109,7 +109,8 @@ type watch[T Object] struct {
 	// done is the Watch caller's ctx.Done(); Next ends the stream on it.
 	done <-chan struct{}
 	// wake has room for one signal, sent (without blocking) whenever queue
-	// grows or the watch closes; only Next receives from it.
+	// grows, a change is dropped (gap set) or the watch closes; only Next
+	// receives from it.
 	wake  chan struct{}
 	timer clock.Timer // nil without TimeoutSeconds; stopped by Close
 
@@ -146,6 +147,9 @@ func (w *watch[T]) deliverLocked(c change[T]) {
 		w.dropNext = false
 		w.gap = true
 		w.src.stats.Drops++
+		// Wake a reader blocked on an empty queue: Next owes it the Error
+		// event now, since the dropped change may be the last one.
+		w.signal()
 		return
 	}
 	w.pushLocked(item[T]{ev: listwatch.Event[T]{Type: typ, Object: c.obj, ResourceVersion: strconv.FormatInt(c.rv, 10)}})

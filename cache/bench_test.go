@@ -28,7 +28,7 @@ func benchPods(n int) []*corev1.Pod {
 
 func appIndex(p *corev1.Pod) ([]string, error) { return []string{p.Labels["app"]}, nil }
 
-func benchIndexer() Indexer[*corev1.Pod] {
+func benchIndexer() *Indexer[*corev1.Pod] {
 	return NewIndexer(IndexerOptions[*corev1.Pod]{Indexers: Indexers[*corev1.Pod]{
 		NamespaceIndex: MetaNamespaceIndexFunc[*corev1.Pod],
 		"app":          appIndex,
@@ -291,9 +291,7 @@ func benchNamespaceNameGetter(b *testing.B, n int) ([]*corev1.Pod, interface {
 	if err := s.Replace(pods, "1"); err != nil {
 		b.Fatal(err)
 	}
-	return pods, s.(interface {
-		GetByNamespaceName(namespace, name string) (*corev1.Pod, bool)
-	})
+	return pods, s
 }
 
 // BenchmarkIndexerGetByNamespaceName100k reads one object of a 100k

@@ -41,7 +41,7 @@ func drain(t *testing.T, f *DeltaFIFO[*obj]) []string {
 	return out
 }
 
-func knownStore(t *testing.T, objs ...*obj) Indexer[*obj] {
+func knownStore(t *testing.T, objs ...*obj) *Indexer[*obj] {
 	t.Helper()
 	s := NewIndexer(IndexerOptions[*obj]{})
 	for _, o := range objs {

@@ -12,7 +12,7 @@
 // [NewIndexer] is the one constructor for stores: a plain [Store] is an
 // [Indexer] without indexes. It computes keys with a [KeyFunc]
 // ([MetaNamespaceKey] by default, [NameKey] for cluster-scoped objects) over
-// a [ThreadSafeStore], which holds objects by key and keeps every index
+// a [threadSafeStore], which holds objects by key and keeps every index
 // current on each write. [ExpirationStore] forgets objects after a TTL (or
 // any [ExpirationPolicy]) on an injectable clock; [UndeltaStore] pushes its
 // whole content to a function after every change.

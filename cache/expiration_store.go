@@ -135,8 +135,6 @@ func (s *ExpirationStore[T]) Replace(items []T, resourceVersion string) error {
 	return nil
 }
 
-// Resync does nothing: a store has nobody to re-notify.
-func (s *ExpirationStore[T]) Resync() error { return nil }
 
 // getLocked returns the live object under key, removing it if expired.
 func (s *ExpirationStore[T]) getLocked(key string, now time.Time) (T, bool) {

@@ -22,35 +22,55 @@ type IndexerOptions[T Object] struct {
 // NewIndexer returns an empty Indexer. There is no separate constructor for
 // a plain Store: an Indexer without indexes is one, at no extra cost. It
 // panics if an index function is nil, which is a programming error.
-//
-// The Indexer is safe for concurrent use. Every write computes the key (and
-// every index value) before changing anything, so a write that fails — key
-// function error, nil object, wrong namespace, index function error —
-// returns the error and leaves the store as it was. Objects it returns are
-// shared with every other reader and must not be mutated.
-func NewIndexer[T Object](opts IndexerOptions[T]) Indexer[T] {
+func NewIndexer[T Object](opts IndexerOptions[T]) *Indexer[T] {
 	keyFunc := opts.KeyFunc
 	if keyFunc == nil {
 		keyFunc = MetaNamespaceKey[T]
 	}
-	return &indexer[T]{
+	return &Indexer[T]{
 		keyFunc:   keyFunc,
 		namespace: opts.Namespace,
-		store:     NewThreadSafeStore(ThreadSafeStoreOptions[T]{Indexers: opts.Indexers}),
+		store:     newThreadSafeStore(opts.Indexers),
 	}
 }
 
-// indexer implements Indexer over a ThreadSafeStore, computing keys. Its
-// fields are set once by NewIndexer; store does its own locking.
-type indexer[T Object] struct {
+// Indexer is a Store with named secondary indexes: the cache under every
+// informer. It is safe for concurrent use.
+//
+// Every write computes the key (and every index value) before changing
+// anything, so a write that fails — key function error, nil object, wrong
+// namespace, index function error — returns the error and leaves the store
+// as it was. Objects it returns are shared with every other reader and
+// must not be mutated.
+//
+// Layout and speed. While every key is the one MetaNamespaceKey gives its
+// object, objects are held by namespace, then name, with no key string
+// kept per object; GetByNamespaceName then builds no key, and Get,
+// GetByKey and GetByNamespaceName take no lock at all. An index whose
+// function gives every object exactly its namespace (MetaNamespaceIndexFunc)
+// is answered from that layout with no sets of its own. Both conditions are
+// checked on every write, whatever the functions are called: the first key
+// or index value that does not fit turns the store (or that index) into a
+// plain map of keys, with the same results, until the next Replace.
+//
+// An Indexer's owner writes to it; everyone else should get its Reader,
+// which has every read method and no write method.
+type Indexer[T Object] struct {
+	// Set by NewIndexer, then read-only; store does its own locking.
 	keyFunc   KeyFunc[T]
 	namespace string
-	store     *ThreadSafeStore[T]
+	store     *threadSafeStore[T]
 }
+
+var _ Store[Object] = (*Indexer[Object])(nil)
+
+// Reader returns a read-only view of the indexer: the same content, live,
+// through the read methods only.
+func (s *Indexer[T]) Reader() Reader[T] { return Reader[T]{s: s} }
 
 // keyOf computes obj's key, rejecting nil objects (before any method is
 // called on them) and objects from the wrong namespace.
-func (s *indexer[T]) keyOf(op string, obj T) (string, error) {
+func (s *Indexer[T]) keyOf(op string, obj T) (string, error) {
 	if isNil(obj) {
 		return "", fmt.Errorf("cache: %s: %w: nil %T", op, ErrInvalidObject, obj)
 	}
@@ -67,7 +87,7 @@ func (s *indexer[T]) keyOf(op string, obj T) (string, error) {
 }
 
 // Add stores obj under its key, replacing what was stored there.
-func (s *indexer[T]) Add(obj T) error {
+func (s *Indexer[T]) Add(obj T) error {
 	key, err := s.keyOf("add", obj)
 	if err != nil {
 		return err
@@ -76,7 +96,7 @@ func (s *indexer[T]) Add(obj T) error {
 }
 
 // Update is the same as Add.
-func (s *indexer[T]) Update(obj T) error {
+func (s *Indexer[T]) Update(obj T) error {
 	key, err := s.keyOf("update", obj)
 	if err != nil {
 		return err
@@ -85,7 +105,7 @@ func (s *indexer[T]) Update(obj T) error {
 }
 
 // Delete removes what is stored under obj's key, if anything.
-func (s *indexer[T]) Delete(obj T) error {
+func (s *Indexer[T]) Delete(obj T) error {
 	key, err := s.keyOf("delete", obj)
 	if err != nil {
 		return err
@@ -96,7 +116,7 @@ func (s *indexer[T]) Delete(obj T) error {
 
 // Replace swaps the whole content for items. When several items share a
 // key, the last one wins.
-func (s *indexer[T]) Replace(items []T, resourceVersion string) error {
+func (s *Indexer[T]) Replace(items []T, resourceVersion string) error {
 	_ = resourceVersion
 	o := newObjects[T]()
 	for _, obj := range items {
@@ -112,23 +132,28 @@ func (s *indexer[T]) Replace(items []T, resourceVersion string) error {
 	return s.store.replaceObjects(o)
 }
 
-// Resync does nothing: a store has nobody to re-notify.
-func (s *indexer[T]) Resync() error { return nil }
+// List returns every stored object, in no particular order, in a new
+// slice.
+func (s *Indexer[T]) List() []T { return s.store.List() }
 
-func (s *indexer[T]) List() []T          { return s.store.List() }
-func (s *indexer[T]) ListKeys() []string { return s.store.ListKeys() }
+// ListKeys returns every stored key, in no particular order, in a new
+// slice. In the namespace/name layout the keys are built by this call: use
+// Len to count.
+func (s *Indexer[T]) ListKeys() []string { return s.store.ListKeys() }
 
-// Reserve is ThreadSafeStore.Reserve: a hint that objs are about to be
-// added, which sizes storage for them up front. A SharedIndexInformer gives
-// it its first list.
-func (s *indexer[T]) Reserve(objs []T) { s.store.Reserve(objs) }
+// Reserve is a hint that objs are about to be added (typically a first
+// list into an empty store): it sizes storage for them up front, so that
+// adding them one by one does not grow maps step by step. It changes no
+// contents, and adding other objects, or not all of them, is fine. An
+// informer calls it with its first list.
+func (s *Indexer[T]) Reserve(objs []T) { s.store.Reserve(objs) }
 
-// Len returns the number of stored objects. A DeltaFIFO whose KnownObjects
-// has it asks it rather than listing every key, which ListKeys builds one
-// by one in the nested layout.
-func (s *indexer[T]) Len() int { return s.store.Len() }
+// Len returns the number of stored objects, without listing them.
+func (s *Indexer[T]) Len() int { return s.store.Len() }
 
-func (s *indexer[T]) Get(obj T) (item T, exists bool, err error) {
+// Get returns the object stored under obj's key. The error is obj's key
+// function error, or ErrInvalidObject for a nil obj.
+func (s *Indexer[T]) Get(obj T) (item T, exists bool, err error) {
 	key, err := s.keyOf("get", obj)
 	if err != nil {
 		return item, false, err
@@ -137,41 +162,51 @@ func (s *indexer[T]) Get(obj T) (item T, exists bool, err error) {
 	return item, exists, nil
 }
 
-func (s *indexer[T]) GetByKey(key string) (item T, exists bool, err error) {
+// GetByKey returns the object stored under key. It never fails: the
+// error is there to satisfy Store.
+func (s *Indexer[T]) GetByKey(key string) (item T, exists bool, err error) {
 	item, exists = s.store.Get(key)
 	return item, exists, nil
 }
 
 // GetByNamespaceName is GetByKey with the key MetaNamespaceKey gives an
-// object with this namespace and name, without building it when the store
-// is laid out by namespace (see ThreadSafeStore). Listers use it through
-// an optional interface; it ignores IndexerOptions.Namespace, as GetByKey
-// does.
-func (s *indexer[T]) GetByNamespaceName(namespace, name string) (item T, exists bool) {
+// object with this namespace and name ("namespace/name", or "name" when
+// namespace is empty), without building that key while the store is laid
+// out by namespace: it then allocates nothing and takes no lock. It
+// ignores IndexerOptions.Namespace, as GetByKey does.
+func (s *Indexer[T]) GetByNamespaceName(namespace, name string) (item T, exists bool) {
 	return s.store.GetByNamespaceName(namespace, name)
 }
 
-func (s *indexer[T]) Index(indexName string, obj T) ([]T, error) {
+// Index returns the stored objects that share at least one value of the
+// named index with obj.
+func (s *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
 	if isNil(obj) {
 		return nil, fmt.Errorf("cache: index: %w: nil %T", ErrInvalidObject, obj)
 	}
 	return s.store.Index(indexName, obj)
 }
 
-func (s *indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
+// IndexKeys returns the keys of the objects indexed under value.
+func (s *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
 	return s.store.IndexKeys(indexName, value)
 }
 
-func (s *indexer[T]) ListIndexFuncValues(indexName string) []string {
+// ListIndexFuncValues returns every value the named index holds.
+func (s *Indexer[T]) ListIndexFuncValues(indexName string) []string {
 	return s.store.ListIndexFuncValues(indexName)
 }
 
-func (s *indexer[T]) ByIndex(indexName, value string) ([]T, error) {
+// ByIndex returns the objects indexed under value.
+func (s *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
 	return s.store.ByIndex(indexName, value)
 }
 
-func (s *indexer[T]) GetIndexers() Indexers[T] { return s.store.GetIndexers() }
+// GetIndexers returns a copy of the registered index functions.
+func (s *Indexer[T]) GetIndexers() Indexers[T] { return s.store.GetIndexers() }
 
-func (s *indexer[T]) AddIndexers(newIndexers Indexers[T]) error {
+// AddIndexers registers more index functions and indexes what is already
+// stored under them. Adding a name that exists is an error.
+func (s *Indexer[T]) AddIndexers(newIndexers Indexers[T]) error {
 	return s.store.AddIndexers(newIndexers)
 }

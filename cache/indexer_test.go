@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func newTagIndexer(t *testing.T, objs ...*obj) Indexer[*obj] {
+func newTagIndexer(t *testing.T, objs ...*obj) *Indexer[*obj] {
 	t.Helper()
 	idx := NewIndexer(IndexerOptions[*obj]{Indexers: Indexers[*obj]{
 		"tag":          tagIndex,
@@ -22,7 +22,7 @@ func newTagIndexer(t *testing.T, objs ...*obj) Indexer[*obj] {
 	return idx
 }
 
-func byIndex(t *testing.T, idx Indexer[*obj], name, value string) []string {
+func byIndex(t *testing.T, idx *Indexer[*obj], name, value string) []string {
 	t.Helper()
 	objs, err := idx.ByIndex(name, value)
 	if err != nil {
@@ -31,7 +31,7 @@ func byIndex(t *testing.T, idx Indexer[*obj], name, value string) []string {
 	return names(objs)
 }
 
-func indexKeys(t *testing.T, idx Indexer[*obj], name, value string) []string {
+func indexKeys(t *testing.T, idx *Indexer[*obj], name, value string) []string {
 	t.Helper()
 	keys, err := idx.IndexKeys(name, value)
 	if err != nil {
@@ -74,9 +74,6 @@ func TestStoreBasicOperations(t *testing.T) {
 	}
 	if got, want := names(s.List()), []string{"x/c@3"}; !slices.Equal(got, want) {
 		t.Fatalf("after Replace List = %v, want %v", got, want)
-	}
-	if err := s.Resync(); err != nil {
-		t.Fatal(err)
 	}
 	if _, err := s.ByIndex("tag", "x"); !errors.Is(err, ErrIndexNotFound) {
 		t.Fatalf("ByIndex on a store without indexes: err = %v, want ErrIndexNotFound", err)
@@ -250,24 +247,24 @@ func TestIndexerRejectsBadInputUnchanged(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		write   func(Indexer[*obj]) error
+		write   func(*Indexer[*obj]) error
 		wantErr error
 	}{
-		{"add nil", func(s Indexer[*obj]) error { return s.Add(nilObj) }, ErrInvalidObject},
-		{"update nil", func(s Indexer[*obj]) error { return s.Update(nilObj) }, ErrInvalidObject},
-		{"delete nil", func(s Indexer[*obj]) error { return s.Delete(nilObj) }, ErrInvalidObject},
-		{"get nil", func(s Indexer[*obj]) error { _, _, err := s.Get(nilObj); return err }, ErrInvalidObject},
-		{"index nil", func(s Indexer[*obj]) error { _, err := s.Index("tag", nilObj); return err }, ErrInvalidObject},
-		{"empty name", func(s Indexer[*obj]) error { return s.Add(newObj("ns", "", "1")) }, ErrInvalidObject},
-		{"key func fails", func(s Indexer[*obj]) error { return s.Add(newObj("ns", "fail", "1")) }, keyErr},
-		{"wrong namespace", func(s Indexer[*obj]) error { return s.Add(newObj("other", "c", "1")) }, ErrWrongNamespace},
-		{"index func fails on add", func(s Indexer[*obj]) error { return s.Add(newObj("ns", "c", "1", "bad")) }, ErrIndexFunc},
-		{"index func fails on update", func(s Indexer[*obj]) error { return s.Update(newObj("ns", "a", "2", "y", "bad")) }, ErrIndexFunc},
-		{"replace with nil", func(s Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1"), nilObj}, "") }, ErrInvalidObject},
-		{"replace, wrong namespace", func(s Indexer[*obj]) error {
+		{"add nil", func(s *Indexer[*obj]) error { return s.Add(nilObj) }, ErrInvalidObject},
+		{"update nil", func(s *Indexer[*obj]) error { return s.Update(nilObj) }, ErrInvalidObject},
+		{"delete nil", func(s *Indexer[*obj]) error { return s.Delete(nilObj) }, ErrInvalidObject},
+		{"get nil", func(s *Indexer[*obj]) error { _, _, err := s.Get(nilObj); return err }, ErrInvalidObject},
+		{"index nil", func(s *Indexer[*obj]) error { _, err := s.Index("tag", nilObj); return err }, ErrInvalidObject},
+		{"empty name", func(s *Indexer[*obj]) error { return s.Add(newObj("ns", "", "1")) }, ErrInvalidObject},
+		{"key func fails", func(s *Indexer[*obj]) error { return s.Add(newObj("ns", "fail", "1")) }, keyErr},
+		{"wrong namespace", func(s *Indexer[*obj]) error { return s.Add(newObj("other", "c", "1")) }, ErrWrongNamespace},
+		{"index func fails on add", func(s *Indexer[*obj]) error { return s.Add(newObj("ns", "c", "1", "bad")) }, ErrIndexFunc},
+		{"index func fails on update", func(s *Indexer[*obj]) error { return s.Update(newObj("ns", "a", "2", "y", "bad")) }, ErrIndexFunc},
+		{"replace with nil", func(s *Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1"), nilObj}, "") }, ErrInvalidObject},
+		{"replace, wrong namespace", func(s *Indexer[*obj]) error {
 			return s.Replace([]*obj{newObj("ns", "z", "1"), newObj("x", "y", "1")}, "")
 		}, ErrWrongNamespace},
-		{"replace, index func fails", func(s Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1", "bad")}, "") }, ErrIndexFunc},
+		{"replace, index func fails", func(s *Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1", "bad")}, "") }, ErrIndexFunc},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,7 +295,7 @@ func TestIndexerRejectsBadInputUnchanged(t *testing.T) {
 	}
 }
 
-func idxValues(s Indexer[*obj], name string) []string { return sorted(s.ListIndexFuncValues(name)) }
+func idxValues(s *Indexer[*obj], name string) []string { return sorted(s.ListIndexFuncValues(name)) }
 
 func TestNamespaceErrorDetail(t *testing.T) {
 	s := NewIndexer(IndexerOptions[*obj]{Namespace: "ns"})

@@ -24,14 +24,14 @@ type Writer[T Object] interface {
 	// Replace atomically swaps the whole content for items. resourceVersion
 	// is the version the items were listed at.
 	Replace(items []T, resourceVersion string) error
-	// Resync is meaningful for queues, which re-emit what they know; for a
-	// plain store it does nothing and returns nil.
-	Resync() error
 }
 
-// Reader is the read-only half of a store. Returned objects are shared and
-// must not be mutated.
-type Reader[T Object] interface {
+// Store is a keyed collection of objects, safe for concurrent use: a
+// Writer plus reads. Returned objects are shared and must not be mutated.
+// Indexer, ExpirationStore and UndeltaStore are Stores; an informer's
+// cache is not (its readers get a Reader, which cannot write).
+type Store[T Object] interface {
+	Writer[T]
 	// List returns every stored object, in no particular order.
 	List() []T
 	// ListKeys returns every stored key, in no particular order.
@@ -40,12 +40,6 @@ type Reader[T Object] interface {
 	Get(obj T) (item T, exists bool, err error)
 	// GetByKey returns the object stored under key.
 	GetByKey(key string) (item T, exists bool, err error)
-}
-
-// Store is a keyed collection of objects, safe for concurrent use.
-type Store[T Object] interface {
-	Writer[T]
-	Reader[T]
 }
 
 // KeyLister is what a DeltaFIFO needs to know about the objects already
@@ -62,22 +56,3 @@ type IndexFunc[T Object] func(obj T) ([]string, error)
 
 // Indexers maps an index name to its function.
 type Indexers[T Object] map[string]IndexFunc[T]
-
-// Indexer is a Store with named secondary indexes.
-type Indexer[T Object] interface {
-	Store[T]
-	// Index returns the stored objects that share at least one value of
-	// the named index with obj.
-	Index(indexName string, obj T) ([]T, error)
-	// IndexKeys returns the keys of the objects indexed under value.
-	IndexKeys(indexName, value string) ([]string, error)
-	// ListIndexFuncValues returns every value the named index holds.
-	ListIndexFuncValues(indexName string) []string
-	// ByIndex returns the objects indexed under value.
-	ByIndex(indexName, value string) ([]T, error)
-	// GetIndexers returns a copy of the registered index functions.
-	GetIndexers() Indexers[T]
-	// AddIndexers registers more index functions, and indexes what is
-	// already stored under them. Adding a name that exists is an error.
-	AddIndexers(newIndexers Indexers[T]) error
-}

@@ -3,7 +3,8 @@ package cache
 import (
 	"fmt"
 	"strings"
-	"unsafe"
+
+	"github.com/kinformer/kinformer/internal/objutil"
 )
 
 // MetaNamespaceKey is the default KeyFunc: "namespace/name" for a namespaced
@@ -60,7 +61,7 @@ func metaNamespaceKeys[T Object](objs []T) ([]string, error) {
 			buf = append(append(buf, ns...), '/')
 		}
 		buf = append(buf, obj.GetName()...)
-		keys[i] = unsafe.String(&buf[start], len(buf)-start) // buf is never written again
+		keys[i] = objutil.String(buf[start:]) // buf is never written again
 	}
 	return keys, nil
 }
@@ -114,25 +115,5 @@ func checkName(ns, name string) error {
 	return nil
 }
 
-// isNil reports whether obj is nil: a nil interface, or a nil pointer (or
-// map, channel or func) on which the Object methods would panic. It is on
-// every write's path, so it avoids reflect (about 10x slower) and reads the
-// data word of the interface value instead: for a pointer-shaped T that
-// word is the pointer itself, so it is nil exactly when obj is; for any
-// other T it points at a boxed copy (or a static zero value) and is never
-// nil: such a value is not a nil object, whatever it holds. TestIsNil pins
-// this down for every shape of T.
-func isNil[T Object](obj T) bool {
-	a := any(obj)
-	return a == nil || (*[2]unsafe.Pointer)(unsafe.Pointer(&a))[1] == nil
-}
-
-// sameObject reports whether a and b are the same object: the same pointer
-// for a pointer-shaped T. It reads the interface data words like isNil; for
-// other shapes two values compare the same only when both are boxed at the
-// same static zero value, in which case they are equal anyway. A false
-// result means only "not known to be the same".
-func sameObject[T Object](a, b T) bool {
-	x, y := any(a), any(b)
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(&x))[1] == (*[2]unsafe.Pointer)(unsafe.Pointer(&y))[1]
-}
+// isNil is the one nil check (objutil.IsNil), typed for objects.
+func isNil[T Object](obj T) bool { return objutil.IsNil(obj) }

@@ -3,6 +3,8 @@ package cache
 import (
 	"errors"
 	"testing"
+
+	"github.com/kinformer/kinformer/internal/objutil"
 )
 
 func TestMetaNamespaceKey(t *testing.T) {
@@ -163,13 +165,13 @@ func TestIsNil(t *testing.T) {
 func TestSameObject(t *testing.T) {
 	a, b := newObj("", "a", ""), newObj("", "a", "")
 	var nilPtr *obj
-	if !sameObject(a, a) || sameObject(a, b) || sameObject(a, nilPtr) || !sameObject(nilPtr, nilPtr) {
+	if !objutil.Same(a, a) || objutil.Same(a, b) || objutil.Same(a, nilPtr) || !objutil.Same(nilPtr, nilPtr) {
 		t.Fatal("sameObject wrong for pointers")
 	}
-	if sameObject(valueObj{name: "a"}, valueObj{name: "b"}) {
+	if objutil.Same(valueObj{name: "a"}, valueObj{name: "b"}) {
 		t.Fatal("sameObject true for different values")
 	}
-	if !sameObject(emptyObj{}, emptyObj{}) {
+	if !objutil.Same(emptyObj{}, emptyObj{}) {
 		t.Log("zero-sized values not recognised as the same (allowed)")
 	}
 }

@@ -58,7 +58,7 @@ func TestSplitKeyInvertsJoinKey(t *testing.T) {
 // namespace index sets.
 func TestIndexerDefaultLayoutIsNestedWithVirtualNamespaceIndex(t *testing.T) {
 	idx := newTagIndexer(t, newObj("a", "1", "1", "x"), newObj("b", "2", "1"), newObj("", "c", "1"))
-	s := idx.(*indexer[*obj]).store
+	s := idx.store
 	if !s.items.isNested() {
 		t.Fatal("default keys are stored flat")
 	}
@@ -98,7 +98,7 @@ func TestIndexerCustomKeyFuncFallsBackToFlat(t *testing.T) {
 		if _, ok, _ := idx.GetByKey("ns2/x"); ok {
 			t.Error("GetByKey(ns2/x) found an object stored under x")
 		}
-		g := idx.(*indexer[*obj])
+		g := idx
 		if got, ok := g.GetByNamespaceName("", "x"); !ok || got != b {
 			t.Errorf("GetByNamespaceName(\"\", x) = %v, %v", got, ok)
 		}
@@ -202,7 +202,7 @@ func TestIndexerMaterializesIndexThatStopsMatchingNamespace(t *testing.T) {
 	if err := idx.AddIndexers(Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj], "tag": tagIndex}); err != nil {
 		t.Fatal(err)
 	}
-	s := idx.(*indexer[*obj]).store
+	s := idx.store
 	if s.indices[s.pos[NamespaceIndex]] != nil || s.indices[s.pos["tag"]] == nil {
 		t.Error("AddIndexers chose the wrong representation")
 	}
@@ -216,7 +216,7 @@ func TestIndexerMaterializesIndexThatStopsMatchingNamespace(t *testing.T) {
 var layoutNamespaces, layoutNames = []string{"", "a", "b", "a/x"}, []string{"1", "2", "b", "a/b", ""}
 
 // TestThreadSafeStoreMatchesMapOverRandomOperations drives a
-// ThreadSafeStore with keys that fit the nested layout and keys that do not
+// threadSafeStore with keys that fit the nested layout and keys that do not
 // (custom key functions), and index functions that match the namespace
 // always, sometimes, or never, and compares every read with a plain map
 // after each operation. Each round starts nested; most end flat.
@@ -230,7 +230,7 @@ func TestThreadSafeStoreMatchesMapOverRandomOperations(t *testing.T) {
 	}
 	funcs := Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj], "nt": nsOrTag, "tag": tagIndex}
 	for round := range 40 {
-		s := NewThreadSafeStore(ThreadSafeStoreOptions[*obj]{Indexers: funcs})
+		s := newThreadSafeStore(funcs)
 		want := map[string]*obj{}
 		rv := 0
 		// Rounds differ in how often a key does not fit.
@@ -296,7 +296,7 @@ func TestThreadSafeStoreMatchesMapOverRandomOperations(t *testing.T) {
 
 // checkThreadSafeStore compares every read of s with want and the index
 // functions applied to it.
-func checkThreadSafeStore(s *ThreadSafeStore[*obj], want map[string]*obj, funcs Indexers[*obj]) error {
+func checkThreadSafeStore(s *threadSafeStore[*obj], want map[string]*obj, funcs Indexers[*obj]) error {
 	keys := sorted(slices.Collect(maps.Keys(want)))
 	if got := sorted(s.ListKeys()); !slices.Equal(got, keys) {
 		return fmt.Errorf("ListKeys %q, want %q", got, keys)
@@ -382,7 +382,7 @@ func TestGetByNamespaceNameAllocatesNothing(t *testing.T) {
 		if err := idx.Add(newObj("ns", "a", "1")); err != nil {
 			t.Fatal(err)
 		}
-		g := idx.(*indexer[*obj])
+		g := idx
 		if g.store.items.isNested() != tc.nested {
 			t.Fatalf("nested = %v, want %v", !tc.nested, tc.nested)
 		}
@@ -412,7 +412,7 @@ func TestVirtualIndexAnswersIndexWithSeveralValues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s := idx.(*indexer[*obj]).store; s.indices[0] != nil {
+	if s := idx.store; s.indices[0] != nil {
 		t.Fatal("index n is not virtual")
 	}
 	got, err := idx.Index("n", newObj("", "probe", "0", "a", "c", "a", "d"))
@@ -427,7 +427,7 @@ func TestVirtualIndexAnswersIndexWithSeveralValues(t *testing.T) {
 // Reserve changes no contents: namespaces reserved but never filled are not
 // listed, and what is added after it reads back as without it.
 func TestReserveChangesNoContents(t *testing.T) {
-	s := NewThreadSafeStore(ThreadSafeStoreOptions[*obj]{Indexers: Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj]}})
+	s := newThreadSafeStore(Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj]})
 	var objs []*obj
 	for i := range 30 {
 		objs = append(objs, newObj(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("o%d", i), "1"))
@@ -489,7 +489,7 @@ func sortedCopy(s []string) []string {
 // Replace): every hit is the object asked for, and objects present in
 // every state of the store are always found. Run with -race.
 func TestLockFreeReadsDuringWritesReplacesAndFlattening(t *testing.T) {
-	s := NewThreadSafeStore(ThreadSafeStoreOptions[*obj]{Indexers: Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj]}})
+	s := newThreadSafeStore(Indexers[*obj]{NamespaceIndex: MetaNamespaceIndexFunc[*obj]})
 	stable := map[string]*obj{}
 	for i := range 20 {
 		o := newObj(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("stable%d", i), "1")

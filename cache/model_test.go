@@ -138,7 +138,7 @@ func (m *model) resync() (unordered int) {
 type pipeline struct {
 	rng     *rand.Rand
 	m       *model
-	idx     Indexer[*obj]
+	idx     *Indexer[*obj]
 	f       *DeltaFIFO[*obj]
 	nextRV  int
 	nesting bool // inside a process function
@@ -372,7 +372,7 @@ func (p *pipeline) check(unordered int) error {
 
 // checkIndexer compares an indexer holding *obj under the "tag" and
 // namespace indexes with the content it should have.
-func checkIndexer(idx Indexer[*obj], want map[string]*obj) error {
+func checkIndexer(idx *Indexer[*obj], want map[string]*obj) error {
 	keys := sorted(slices.Collect(maps.Keys(want)))
 	if got := sorted(idx.ListKeys()); !slices.Equal(got, keys) {
 		return fmt.Errorf("indexer keys %v, want %v", got, keys)

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"github.com/kinformer/kinformer/internal/rmap"
 	"iter"
 	"strings"
 	"sync/atomic"
@@ -25,24 +26,24 @@ import (
 //
 // Concurrency. Writes (put, del, reserve, flatten, adopt) must be
 // serialized, and every method but lookup must not overlap a write:
-// ThreadSafeStore's lock sees to both. lookup may run at any time, with no
+// threadSafeStore's lock sees to both. lookup may run at any time, with no
 // lock: in the nested layout it reads rmaps, which take no lock to read,
 // and a nested root that is replaced (adopt, flatten) is never written
 // again, so a lookup still in it reads a consistent, older state.
 type objects[T Object] struct {
 	// nested is the root of the nested layout; nil in the flat one.
-	nested atomic.Pointer[rmap[*rmap[T]]]
+	nested atomic.Pointer[rmap.Map[*rmap.Map[T]]]
 	flat   map[string]T
 	n      int // number of objects in nested
 	// spare holds empty, presized maps for namespaces that hold nothing
 	// yet (see reserve); nil when there are none.
-	spare map[string]*rmap[T]
+	spare map[string]*rmap.Map[T]
 }
 
 // newObjects returns an empty, nested objects.
 func newObjects[T Object]() *objects[T] {
 	o := &objects[T]{}
-	o.nested.Store(new(rmap[*rmap[T]]))
+	o.nested.Store(new(rmap.Map[*rmap.Map[T]]))
 	return o
 }
 
@@ -112,8 +113,8 @@ func (o *objects[T]) flatten() {
 		return
 	}
 	flat := make(map[string]T, o.n)
-	for ns, names := range root.all() {
-		for name, obj := range names.all() {
+	for ns, names := range root.All() {
+		for name, obj := range names.All() {
 			flat[joinKey(ns, name)] = obj
 		}
 	}
@@ -131,29 +132,29 @@ func (o *objects[T]) get(key string) (obj T, ok bool) {
 }
 
 // getNested is get in the nested layout with root.
-func (o *objects[T]) getNested(root *rmap[*rmap[T]], key string) (obj T, ok bool) {
+func (o *objects[T]) getNested(root *rmap.Map[*rmap.Map[T]], key string) (obj T, ok bool) {
 	ns, name, valid := splitKey(key)
 	if !valid {
 		return obj, false
 	}
-	names, ok := root.get(ns)
+	names, ok := root.Get(ns)
 	if !ok {
 		return obj, false
 	}
-	return names.get(name)
+	return names.Get(name)
 }
 
 // namespace returns the objects of namespace ns in the nested layout, nil
 // if it holds none.
-func (o *objects[T]) namespace(ns string) *rmap[T] {
-	names, _ := o.nested.Load().get(ns)
+func (o *objects[T]) namespace(ns string) *rmap.Map[T] {
+	names, _ := o.nested.Load().Get(ns)
 	return names
 }
 
 // namespaces yields, in the nested layout, each namespace holding objects
 // and its objects.
-func (o *objects[T]) namespaces() iter.Seq2[string, *rmap[T]] {
-	return o.nested.Load().all()
+func (o *objects[T]) namespaces() iter.Seq2[string, *rmap.Map[T]] {
+	return o.nested.Load().All()
 }
 
 // lookup returns the object stored under joinKey(namespace, name). In the
@@ -169,8 +170,8 @@ func (o *objects[T]) lookup(namespace, name string) (obj T, ok, nested bool) {
 	if root == nil {
 		return obj, false, false
 	}
-	if names, found := root.get(namespace); found {
-		if obj, ok = names.get(name); ok {
+	if names, found := root.Get(namespace); found {
+		if obj, ok = names.Get(name); ok {
 			return obj, true, true
 		}
 	}
@@ -209,18 +210,18 @@ func (o *objects[T]) put(key string, obj T) {
 	}
 	root := o.nested.Load()
 	ns, name := obj.GetNamespace(), obj.GetName()
-	names, _ := root.get(ns)
+	names, _ := root.Get(ns)
 	if names == nil {
 		if names = o.spare[ns]; names != nil {
 			delete(o.spare, ns)
 		} else {
-			names = new(rmap[T])
+			names = new(rmap.Map[T])
 		}
-		root.put(ns, names)
+		root.Put(ns, names)
 	}
-	before := names.len()
-	names.put(name, obj)
-	o.n += names.len() - before
+	before := names.Len()
+	names.Put(name, obj)
+	o.n += names.Len() - before
 }
 
 // reserve makes room for objs, about to be put: each namespace that holds
@@ -244,19 +245,19 @@ func (o *objects[T]) reserve(objs []T) {
 		}
 	}
 	root := o.nested.Load()
-	root.reserve(root.len() + len(counts))
+	root.Reserve(root.Len() + len(counts))
 	o.spare = nil
 	for ns, n := range counts {
-		if names, _ := root.get(ns); names != nil {
-			names.reserve(names.len() + n)
+		if names, _ := root.Get(ns); names != nil {
+			names.Reserve(names.Len() + n)
 			continue
 		}
 		if n > 1 {
 			if o.spare == nil {
-				o.spare = make(map[string]*rmap[T], len(counts))
+				o.spare = make(map[string]*rmap.Map[T], len(counts))
 			}
-			names := new(rmap[T])
-			names.reserve(n)
+			names := new(rmap.Map[T])
+			names.Reserve(n)
 			o.spare[ns] = names
 		}
 	}
@@ -273,13 +274,13 @@ func (o *objects[T]) del(key string) {
 		return
 	}
 	root := o.nested.Load()
-	names, _ := root.get(ns)
-	if names == nil || !names.del(name) {
+	names, _ := root.Get(ns)
+	if names == nil || !names.Del(name) {
 		return
 	}
 	o.n--
-	if names.len() == 0 {
-		root.del(ns)
+	if names.Len() == 0 {
+		root.Del(ns)
 	}
 }
 
@@ -294,8 +295,8 @@ func (o *objects[T]) values() iter.Seq[T] {
 			}
 			return
 		}
-		for _, names := range o.nested.Load().all() {
-			for _, obj := range names.all() {
+		for _, names := range o.nested.Load().All() {
+			for _, obj := range names.All() {
 				if !yield(obj) {
 					return
 				}
@@ -316,8 +317,8 @@ func (o *objects[T]) all() iter.Seq2[string, T] {
 			}
 			return
 		}
-		for ns, names := range o.nested.Load().all() {
-			for name, obj := range names.all() {
+		for ns, names := range o.nested.Load().All() {
+			for name, obj := range names.All() {
 				if !yield(joinKey(ns, name), obj) {
 					return
 				}

@@ -5,16 +5,11 @@ import (
 	"maps"
 	"slices"
 	"sync"
+
+	"github.com/kinformer/kinformer/internal/objutil"
 )
 
-// ThreadSafeStoreOptions configures NewThreadSafeStore.
-type ThreadSafeStoreOptions[T Object] struct {
-	// Indexers are the index functions to maintain from the start. More
-	// can be added later with AddIndexers.
-	Indexers Indexers[T]
-}
-
-// ThreadSafeStore is a keyed map of objects with secondary indexes. It is
+// threadSafeStore is a keyed map of objects with secondary indexes. It is
 // the storage under every Indexer: it is told keys rather than computing
 // them. Every method is safe for concurrent use. Writers are serialized by
 // one read-write lock, which readers of indexes and lists share. Get and
@@ -42,9 +37,9 @@ type ThreadSafeStoreOptions[T Object] struct {
 // of keys, with the same results, until the next Replace.
 //
 // Objects returned are the stored objects themselves, shared with every
-// reader: they must not be mutated. The zero ThreadSafeStore is not
-// usable: create one with NewThreadSafeStore.
-type ThreadSafeStore[T Object] struct {
+// reader: they must not be mutated. The zero threadSafeStore is not
+// usable: create one with newThreadSafeStore.
+type threadSafeStore[T Object] struct {
 	// mu guards every field below, except that Get and GetByNamespaceName
 	// read items' nested layout without it (objects documents how).
 	mu sync.RWMutex
@@ -60,25 +55,25 @@ type ThreadSafeStore[T Object] struct {
 	pos     map[string]int
 }
 
-// NewThreadSafeStore returns an empty store with the given indexes. It
+// newThreadSafeStore returns an empty store with the given indexes. It
 // panics if an index function is nil, which is a programming error.
-func NewThreadSafeStore[T Object](opts ThreadSafeStoreOptions[T]) *ThreadSafeStore[T] {
-	built := make(map[string]index, len(opts.Indexers))
-	for name, fn := range opts.Indexers {
+func newThreadSafeStore[T Object](indexers Indexers[T]) *threadSafeStore[T] {
+	built := make(map[string]index, len(indexers))
+	for name, fn := range indexers {
 		if fn == nil {
 			panic(fmt.Sprintf("cache: index %q has a nil index function", name))
 		}
 		built[name] = nil // virtual: the store is empty and nested
 	}
-	s := &ThreadSafeStore[T]{pos: make(map[string]int)}
+	s := &threadSafeStore[T]{pos: make(map[string]int)}
 	s.items.adopt(newObjects[T]())
-	s.installIndexersLocked(opts.Indexers, built)
+	s.installIndexersLocked(indexers, built)
 	return s
 }
 
 // installIndexersLocked adds the index functions in add, with their already
 // built indices (nil for a virtual one), keeping names sorted.
-func (s *ThreadSafeStore[T]) installIndexersLocked(add Indexers[T], built map[string]index) {
+func (s *threadSafeStore[T]) installIndexersLocked(add Indexers[T], built map[string]index) {
 	for name, fn := range add {
 		i, _ := slices.BinarySearch(s.names, name)
 		s.names = slices.Insert(s.names, i, name)
@@ -97,7 +92,7 @@ func conforms(vals []string, ns string) bool { return len(vals) == 1 && vals[0] 
 
 // materializeLocked gives the virtual index i sets of its own, holding
 // every stored object under its namespace.
-func (s *ThreadSafeStore[T]) materializeLocked(i int) {
+func (s *threadSafeStore[T]) materializeLocked(i int) {
 	idx := make(index)
 	for key := range s.items.all() {
 		ns, _, _ := splitKey(key) // every key fits while the index is virtual
@@ -108,7 +103,7 @@ func (s *ThreadSafeStore[T]) materializeLocked(i int) {
 
 // flattenLocked switches the store to the flat layout, giving every
 // virtual index sets of its own first (they share the flat keys).
-func (s *ThreadSafeStore[T]) flattenLocked() {
+func (s *threadSafeStore[T]) flattenLocked() {
 	if !s.items.isNested() {
 		return
 	}
@@ -122,12 +117,12 @@ func (s *ThreadSafeStore[T]) flattenLocked() {
 
 // Add stores obj under key, replacing what was stored there. It is the
 // same as Update.
-func (s *ThreadSafeStore[T]) Add(key string, obj T) error { return s.Update(key, obj) }
+func (s *threadSafeStore[T]) Add(key string, obj T) error { return s.Update(key, obj) }
 
 // Update stores obj under key, replacing what was stored there, and moves
 // key between index values as obj's values require. If an index function
 // fails on obj, Update returns an *IndexFuncError and changes nothing.
-func (s *ThreadSafeStore[T]) Update(key string, obj T) error {
+func (s *threadSafeStore[T]) Update(key string, obj T) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.funcs) == 0 {
@@ -138,7 +133,7 @@ func (s *ThreadSafeStore[T]) Update(key string, obj T) error {
 		return nil
 	}
 	old, had := s.items.get(key)
-	if had && sameObject(old, obj) {
+	if had && objutil.Same(old, obj) {
 		// Storing the object already stored (a resync does): its index
 		// values cannot have changed.
 		return nil
@@ -183,7 +178,7 @@ func (s *ThreadSafeStore[T]) Update(key string, obj T) error {
 }
 
 // Delete removes what is stored under key, if anything.
-func (s *ThreadSafeStore[T]) Delete(key string) {
+func (s *threadSafeStore[T]) Delete(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, had := s.items.get(key)
@@ -195,7 +190,7 @@ func (s *ThreadSafeStore[T]) Delete(key string) {
 }
 
 // unindexLocked removes key from every index with sets of its own.
-func (s *ThreadSafeStore[T]) unindexLocked(key string, old T) {
+func (s *threadSafeStore[T]) unindexLocked(key string, old T) {
 	for i, idx := range s.indices {
 		if idx == nil {
 			continue
@@ -212,7 +207,7 @@ func (s *ThreadSafeStore[T]) unindexLocked(key string, old T) {
 }
 
 // Get returns the object stored under key.
-func (s *ThreadSafeStore[T]) Get(key string) (item T, exists bool) {
+func (s *threadSafeStore[T]) Get(key string) (item T, exists bool) {
 	if root := s.items.nested.Load(); root != nil {
 		return s.items.getNested(root, key) // no lock: see objects
 	}
@@ -227,7 +222,7 @@ func (s *ThreadSafeStore[T]) Get(key string) (item T, exists bool) {
 // ("namespace/name", or "name" when namespace is empty): the same as Get
 // with that key. In the nested layout it builds no key and allocates
 // nothing.
-func (s *ThreadSafeStore[T]) GetByNamespaceName(namespace, name string) (item T, exists bool) {
+func (s *threadSafeStore[T]) GetByNamespaceName(namespace, name string) (item T, exists bool) {
 	if item, exists, nested := s.items.lookup(namespace, name); nested {
 		return item, exists
 	}
@@ -238,14 +233,14 @@ func (s *ThreadSafeStore[T]) GetByNamespaceName(namespace, name string) (item T,
 }
 
 // Len returns the number of stored objects.
-func (s *ThreadSafeStore[T]) Len() int {
+func (s *threadSafeStore[T]) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.items.len()
 }
 
 // List returns every stored object, in no particular order, in a new slice.
-func (s *ThreadSafeStore[T]) List() []T {
+func (s *threadSafeStore[T]) List() []T {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]T, 0, s.items.len())
@@ -257,7 +252,7 @@ func (s *ThreadSafeStore[T]) List() []T {
 
 // ListKeys returns every stored key, in no particular order, in a new
 // slice. In the nested layout the keys are built by this call.
-func (s *ThreadSafeStore[T]) ListKeys() []string {
+func (s *threadSafeStore[T]) ListKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, 0, s.items.len())
@@ -271,7 +266,7 @@ func (s *ThreadSafeStore[T]) ListKeys() []string {
 // list into an empty store): it sizes storage for them up front, so that
 // adding them one by one does not grow maps step by step. It changes no
 // contents, and adding other objects, or not all of them, is fine.
-func (s *ThreadSafeStore[T]) Reserve(objs []T) {
+func (s *threadSafeStore[T]) Reserve(objs []T) {
 	s.mu.Lock()
 	s.items.reserve(objs)
 	s.mu.Unlock()
@@ -283,7 +278,7 @@ func (s *ThreadSafeStore[T]) Reserve(objs []T) {
 // *IndexFuncError and the store keeps its old content. The store keeps no
 // resource version; resourceVersion is accepted so the signature mirrors
 // Writer.Replace.
-func (s *ThreadSafeStore[T]) Replace(items map[string]T, resourceVersion string) error {
+func (s *threadSafeStore[T]) Replace(items map[string]T, resourceVersion string) error {
 	_ = resourceVersion
 	if items == nil {
 		items = make(map[string]T)
@@ -293,7 +288,7 @@ func (s *ThreadSafeStore[T]) Replace(items map[string]T, resourceVersion string)
 
 // replaceObjects is Replace with the objects already laid out; the store
 // takes ownership of o.
-func (s *ThreadSafeStore[T]) replaceObjects(o *objects[T]) error {
+func (s *threadSafeStore[T]) replaceObjects(o *objects[T]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	indices := make([]index, len(s.funcs))
@@ -333,7 +328,7 @@ func buildIndex[T Object](name string, fn IndexFunc[T], o *objects[T]) (index, e
 // error counts as differing (buildIndex then reports it).
 func nestedConforms[T Object](fn IndexFunc[T], o *objects[T]) bool {
 	for ns, names := range o.namespaces() {
-		for _, obj := range names.all() {
+		for _, obj := range names.All() {
 			vals, err := fn(obj)
 			if err != nil || !conforms(vals, ns) {
 				return false
@@ -345,7 +340,7 @@ func nestedConforms[T Object](fn IndexFunc[T], o *objects[T]) bool {
 
 // indexLocked returns the named index, or an error matching
 // ErrIndexNotFound.
-func (s *ThreadSafeStore[T]) indexLocked(name string) (index, IndexFunc[T], error) {
+func (s *threadSafeStore[T]) indexLocked(name string) (index, IndexFunc[T], error) {
 	i, ok := s.pos[name]
 	if !ok {
 		return nil, nil, fmt.Errorf("cache: %w: %q", ErrIndexNotFound, name)
@@ -355,7 +350,7 @@ func (s *ThreadSafeStore[T]) indexLocked(name string) (index, IndexFunc[T], erro
 
 // Index returns the stored objects that share at least one value of the
 // named index with obj, each once, in no particular order.
-func (s *ThreadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
+func (s *threadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	idx, fn, err := s.indexLocked(indexName)
@@ -380,7 +375,7 @@ func (s *ThreadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
 			}
 			seen[v] = struct{}{}
 			if names := s.items.namespace(v); names != nil {
-				for _, o := range names.all() {
+				for _, o := range names.All() {
 					out = append(out, o)
 				}
 			}
@@ -404,14 +399,14 @@ func (s *ThreadSafeStore[T]) Index(indexName string, obj T) ([]T, error) {
 
 // byValueLocked returns the objects idx holds under value (idx nil: the
 // objects of namespace value), in a new slice.
-func (s *ThreadSafeStore[T]) byValueLocked(idx index, value string) []T {
+func (s *threadSafeStore[T]) byValueLocked(idx index, value string) []T {
 	if idx == nil {
 		names := s.items.namespace(value)
 		if names == nil {
 			return []T{}
 		}
-		out := make([]T, 0, names.len())
-		for _, o := range names.all() {
+		out := make([]T, 0, names.Len())
+		for _, o := range names.All() {
 			out = append(out, o)
 		}
 		return out
@@ -426,7 +421,7 @@ func (s *ThreadSafeStore[T]) byValueLocked(idx index, value string) []T {
 }
 
 // ByIndex returns the objects indexed under value, in no particular order.
-func (s *ThreadSafeStore[T]) ByIndex(indexName, value string) ([]T, error) {
+func (s *threadSafeStore[T]) ByIndex(indexName, value string) ([]T, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	idx, _, err := s.indexLocked(indexName)
@@ -438,7 +433,7 @@ func (s *ThreadSafeStore[T]) ByIndex(indexName, value string) ([]T, error) {
 
 // IndexKeys returns the keys of the objects indexed under value, in no
 // particular order. For a virtual index the keys are built by this call.
-func (s *ThreadSafeStore[T]) IndexKeys(indexName, value string) ([]string, error) {
+func (s *threadSafeStore[T]) IndexKeys(indexName, value string) ([]string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	idx, _, err := s.indexLocked(indexName)
@@ -450,8 +445,8 @@ func (s *ThreadSafeStore[T]) IndexKeys(indexName, value string) ([]string, error
 		if names == nil {
 			return []string{}, nil
 		}
-		out := make([]string, 0, names.len())
-		for name := range names.all() {
+		out := make([]string, 0, names.Len())
+		for name := range names.All() {
 			out = append(out, joinKey(value, name))
 		}
 		return out, nil
@@ -467,7 +462,7 @@ func (s *ThreadSafeStore[T]) IndexKeys(indexName, value string) ([]string, error
 // ListIndexFuncValues returns every value the named index holds (values
 // with at least one object), in no particular order; nil for an unknown
 // index.
-func (s *ThreadSafeStore[T]) ListIndexFuncValues(indexName string) []string {
+func (s *threadSafeStore[T]) ListIndexFuncValues(indexName string) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	idx, _, err := s.indexLocked(indexName)
@@ -475,7 +470,7 @@ func (s *ThreadSafeStore[T]) ListIndexFuncValues(indexName string) []string {
 		return nil
 	}
 	if idx == nil {
-		out := make([]string, 0, s.items.nested.Load().len())
+		out := make([]string, 0, s.items.nested.Load().Len())
 		for ns := range s.items.namespaces() {
 			out = append(out, ns)
 		}
@@ -485,7 +480,7 @@ func (s *ThreadSafeStore[T]) ListIndexFuncValues(indexName string) []string {
 }
 
 // GetIndexers returns a copy of the registered index functions.
-func (s *ThreadSafeStore[T]) GetIndexers() Indexers[T] {
+func (s *threadSafeStore[T]) GetIndexers() Indexers[T] {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make(Indexers[T], len(s.names))
@@ -499,7 +494,7 @@ func (s *ThreadSafeStore[T]) GetIndexers() Indexers[T] {
 // object under them. A name already registered fails with an error matching
 // ErrIndexExists, a failing function with an *IndexFuncError; either way
 // nothing is added.
-func (s *ThreadSafeStore[T]) AddIndexers(newIndexers Indexers[T]) error {
+func (s *threadSafeStore[T]) AddIndexers(newIndexers Indexers[T]) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	built := make(map[string]index, len(newIndexers))

@@ -14,7 +14,7 @@ type UndeltaStoreOptions[T Object] struct {
 // UndeltaStore is a Store that, after every successful Add, Update, Delete
 // and Replace, calls Push with every object it holds: for consumers that
 // want the whole state rather than changes. A failed write changes nothing
-// and pushes nothing; Resync pushes nothing.
+// and pushes nothing.
 //
 // It is safe for concurrent use. Writes and their pushes are serialized, so
 // pushes arrive in the order of the writes, each with the state that write
@@ -26,7 +26,7 @@ type UndeltaStore[T Object] struct {
 	push func([]T) // set by NewUndeltaStore, then read-only
 
 	writeMu sync.Mutex // serializes a write with its push
-	store   Indexer[T] // does its own locking
+	store   *Indexer[T] // does its own locking
 }
 
 // NewUndeltaStore returns an empty UndeltaStore. It panics if opts.Push is
@@ -66,8 +66,6 @@ func (u *UndeltaStore[T]) Replace(items []T, resourceVersion string) error {
 	return u.write(func() error { return u.store.Replace(items, resourceVersion) })
 }
 
-// Resync does nothing: nothing changed, so there is nothing to push.
-func (u *UndeltaStore[T]) Resync() error { return nil }
 
 // List returns every stored object.
 func (u *UndeltaStore[T]) List() []T { return u.store.List() }

@@ -20,7 +20,6 @@ func TestUndeltaStorePushesWholeState(t *testing.T) {
 		{"update a", s.Update(newObj("ns", "a", "2")), []string{"ns/a@2", "ns/b@1"}},
 		{"delete b", s.Delete(newObj("ns", "b", "")), []string{"ns/a@2"}},
 		{"bad add", s.Add(nilObj), nil},
-		{"resync", s.Resync(), nil},
 		{"replace", s.Replace([]*obj{newObj("ns", "c", "1")}, "1"), []string{"ns/c@1"}},
 	}
 	var want [][]string

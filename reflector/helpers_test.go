@@ -35,7 +35,6 @@ type memStore struct {
 	objs    map[string]obj
 	calls   map[string]int
 	replace error // returned by Replace when set
-	resync  error // returned by Resync when set
 }
 
 func newMemStore() *memStore { return &memStore{objs: map[string]obj{}, calls: map[string]int{}} }
@@ -67,12 +66,6 @@ func (m *memStore) Replace(items []obj, rv string) error {
 		m.objs[key(o)] = o
 	}
 	return nil
-}
-func (m *memStore) Resync() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.calls["resync"]++
-	return m.resync
 }
 
 func (m *memStore) count(op string) int {
@@ -214,4 +207,4 @@ func (h *harness) converged() {
 	}
 }
 
-var plain = reflector.Options[obj]{Streaming: reflector.StreamingOff}
+var plain = reflector.Options[obj]{Settings: reflector.Settings{Streaming: reflector.StreamingOff}}

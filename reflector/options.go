@@ -38,26 +38,11 @@ const (
 	DefaultBackoffReset    = 2 * time.Minute
 )
 
-// Options configures a Reflector. Source and Store are required.
-type Options[T cache.Object] struct {
-	// Name appears in reported errors. Defaults to "reflector".
-	Name string
-	// Source is listed and watched.
-	Source listwatch.ListerWatcher[T]
-	// Store receives Replace after every list, Add/Update/Delete for every
-	// watch event, and Resync on the resync timer. It is called from two
-	// goroutines (the list-watch loop and the resync timer) and must be
-	// safe for concurrent use; a DeltaFIFO is.
-	Store cache.Writer[T]
-	// KeyFunc validates objects before they reach the store: an object
-	// whose key cannot be computed is reported and skipped. It also keys
-	// the temporary map of a streaming list. Defaults to
-	// cache.MetaNamespaceKey, which is then only checked
-	// (cache.CheckMetaNamespaceKey) where no key is needed, so a list of
-	// n objects builds no keys the store will build again.
-	KeyFunc cache.KeyFunc[T]
-	// LabelSelector and FieldSelector are passed on every list and watch.
-	LabelSelector, FieldSelector string
+// Settings tune how a reflector lists and watches: page size, streaming
+// lists, watch timeouts and back-off. The zero value takes every default.
+// It is the one place these are set: informer.Options, the plain
+// Controller's options and kube.FactoryOptions all carry a Settings.
+type Settings struct {
 	// PageSize is the list page size. Zero means DefaultPageSize, which is
 	// dropped for lists at a specific resource version (so the server can
 	// answer from its watch cache) unless an earlier list at "0" came back
@@ -65,11 +50,6 @@ type Options[T cache.Object] struct {
 	PageSize int64
 	// Streaming selects streaming or plain lists. Zero is StreamingAuto.
 	Streaming StreamingMode
-	// ResyncPeriod, when positive, calls Store.Resync that often once the
-	// store has been filled, whenever ShouldResync (if set) says so.
-	// Resync never talks to the source.
-	ResyncPeriod time.Duration
-	ShouldResync func() bool
 	// MinWatchTimeout and MaxWatchTimeout bound the randomized timeout
 	// asked of every watch. Defaults: DefaultMinWatchTimeout, and twice
 	// the minimum.
@@ -78,11 +58,32 @@ type Options[T cache.Object] struct {
 	// up to BackoffMax, with up to 100% jitter added, and starts over after
 	// BackoffReset without a failure. Zero values take the defaults.
 	BackoffInitial, BackoffMax, BackoffReset time.Duration
+}
+
+// Options configures a Reflector. Source and Store are required.
+//
+// What is listed and watched (namespace, label and field selectors) is the
+// source's business: set it where the source is made (kube.SourceOptions).
+// Resync is not the reflector's business either: it never talks to the
+// server, so informers run it themselves.
+type Options[T cache.Object] struct {
+	// Name appears in reported errors. Defaults to "reflector".
+	Name string
+	// Source is listed and watched.
+	Source listwatch.ListerWatcher[T]
+	// Store receives Replace after every list and Add/Update/Delete for
+	// every watch event, all from the reflector's one goroutine.
+	Store cache.Writer[T]
+	// KeyFunc keys the temporary map of a streaming list. Defaults to
+	// cache.MetaNamespaceKey.
+	KeyFunc cache.KeyFunc[T]
+	// Settings tune listing, watching and back-off.
+	Settings
 	// ErrorHandler is told every failure; err wraps a
 	// *listwatch.PhaseError naming the phase. Calls are serialized. When
-	// nil, errors are logged with log/slog.
+	// nil, errors are logged with log/slog at level Error.
 	ErrorHandler func(err error)
-	// Clock drives back-off, watch-duration checks and resync. Defaults to
+	// Clock drives back-off and watch-duration checks. Defaults to
 	// clock.RealClock{}.
 	Clock clock.WithTicker
 	// Metrics, when set, is asked once for the reflector's instruments.

@@ -60,11 +60,8 @@ type Reflector[T cache.Object] struct {
 	store     cache.Writer[T]
 	keyFunc   cache.KeyFunc[T]
 	checkKey  func(T) error // keyFunc's check without the key, or nil
-	selectors listwatch.Options
 	pageSize  int64
 	streaming StreamingMode
-	resync    time.Duration
-	should    func() bool
 	minWatch  time.Duration
 	maxWatch  time.Duration
 	handler   func(error)
@@ -83,8 +80,6 @@ type Reflector[T cache.Object] struct {
 	rvUnavailable   bool // the last list at a version answered expired / too large
 	paginated       bool // a list at "0" came back in pages: keep paging
 	streamingBroken bool // StreamingAuto met ErrStreamingListUnsupported
-	syncedOnce      sync.Once
-	synced          chan struct{} // closed after the first successful Replace
 }
 
 // New checks opts and returns a reflector that has not started.
@@ -97,16 +92,12 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 		src:       opts.Source,
 		store:     opts.Store,
 		keyFunc:   opts.KeyFunc,
-		selectors: listwatch.Options{LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector},
 		pageSize:  opts.PageSize,
 		streaming: opts.Streaming,
-		resync:    opts.ResyncPeriod,
-		should:    opts.ShouldResync,
 		minWatch:  opts.MinWatchTimeout,
 		maxWatch:  opts.MaxWatchTimeout,
 		handler:   opts.ErrorHandler,
 		clock:     opts.Clock,
-		synced:    make(chan struct{}),
 	}
 	if r.name == "" {
 		r.name = "reflector"
@@ -162,19 +153,14 @@ func (r *Reflector[T]) setLastRV(rv string) {
 	}
 }
 
-// Run lists and watches until ctx is done, then returns nil once every
-// goroutine it started (the resync timer) has exited. A Reflector runs
-// once; a second call returns ErrAlreadyRunning.
+// Run lists and watches, on the calling goroutine, until ctx is done, then
+// returns nil. A Reflector runs once; a second call returns
+// ErrAlreadyRunning.
 func (r *Reflector[T]) Run(ctx context.Context) error {
 	if !r.started.CompareAndSwap(false, true) {
 		return ErrAlreadyRunning
 	}
-	var wg sync.WaitGroup
-	if r.resync > 0 {
-		wg.Go(func() { r.resyncLoop(ctx) })
-	}
 	r.loop(ctx)
-	wg.Wait()
 	return nil
 }
 
@@ -249,35 +235,6 @@ func (r *Reflector[T]) report(phase listwatch.Phase, err error) {
 		r.handler(err)
 		return
 	}
-	slog.Warn("kinformer reflector", "err", err)
+	slog.Error("kinformer reflector", "err", err)
 }
 
-// markSynced records the first successful Replace.
-func (r *Reflector[T]) markSynced() {
-	r.syncedOnce.Do(func() { close(r.synced) })
-}
-
-// resyncLoop calls Store.Resync every resync period once the store has
-// been filled, when ShouldResync agrees.
-func (r *Reflector[T]) resyncLoop(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-r.synced:
-	}
-	t := r.clock.NewTimer(r.resync)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-		}
-		if r.should == nil || r.should() {
-			if err := r.store.Resync(); err != nil {
-				r.report(listwatch.PhaseResync, fmt.Errorf("store resync: %w", err))
-			}
-		}
-		t.Reset(r.resync)
-	}
-}

@@ -3,7 +3,6 @@ package reflector_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,7 +198,7 @@ func TestReflectorReportsListWithoutResourceVersion(t *testing.T) {
 	run(t, fake.Options[obj]{}, plain, func(h *harness) {
 		h.create("a")
 		h.r, _ = reflector.New(reflector.Options[obj]{
-			Source: &noVersion{Source: h.src, strip: true}, Store: h.store, ErrorHandler: h.errs.handle, Streaming: reflector.StreamingOff,
+			Source: &noVersion{Source: h.src, strip: true}, Store: h.store, ErrorHandler: h.errs.handle, Settings: reflector.Settings{Streaming: reflector.StreamingOff},
 		})
 	}, func(h *harness) {
 		h.pass(time.Minute)
@@ -369,27 +368,6 @@ func TestReflectorRelistsWhenWatchStartFails(t *testing.T) {
 	}
 }
 
-func TestReflectorResyncsOnTimerWhenAllowed(t *testing.T) {
-	var allow atomic.Bool
-	opts := plain
-	opts.ResyncPeriod = time.Minute
-	opts.ShouldResync = allow.Load
-	run(t, fake.Options[obj]{}, opts, nil, func(h *harness) {
-		h.pass(150 * time.Second)
-		if n := h.store.count("resync"); n != 0 {
-			t.Fatalf("%d resyncs while ShouldResync says no", n)
-		}
-		allow.Store(true)
-		h.pass(2 * time.Minute)
-		if n := h.store.count("resync"); n != 2 {
-			t.Fatalf("%d resyncs in two periods, want 2", n)
-		}
-		if len(h.src.ListCalls()) != 1 {
-			t.Fatalf("resync talked to the server: %d lists", len(h.src.ListCalls()))
-		}
-	})
-}
-
 func TestReflectorRunsOnce(t *testing.T) {
 	run(t, fake.Options[obj]{}, plain, nil, func(h *harness) {
 		if err := h.r.Run(t.Context()); !errors.Is(err, reflector.ErrAlreadyRunning) {
@@ -439,7 +417,7 @@ func TestReflectorSkipsNilObjects(t *testing.T) {
 	run(t, fake.Options[obj]{}, plain, func(h *harness) {
 		h.create("a")
 		h.r, _ = reflector.New(reflector.Options[obj]{
-			Source: nilInjector{h.src}, Store: h.store, ErrorHandler: h.errs.handle, Streaming: reflector.StreamingOff,
+			Source: nilInjector{h.src}, Store: h.store, ErrorHandler: h.errs.handle, Settings: reflector.Settings{Streaming: reflector.StreamingOff},
 		})
 	}, func(h *harness) {
 		h.create("b")

@@ -25,8 +25,8 @@ func TestReflectorSoakConvergesThroughRandomFaults(t *testing.T) {
 	}{
 		// A short back-off cap keeps the reflector cycling through faults
 		// instead of waiting most of the run out.
-		{"paged lists", reflector.Options[obj]{Streaming: reflector.StreamingOff, PageSize: 7, BackoffMax: 2 * time.Second}},
-		{"streaming lists", reflector.Options[obj]{Streaming: reflector.StreamingAuto, BackoffMax: 2 * time.Second}},
+		{"paged lists", reflector.Options[obj]{Settings: reflector.Settings{Streaming: reflector.StreamingOff, PageSize: 7, BackoffMax: 2 * time.Second}}},
+		{"streaming lists", reflector.Options[obj]{Settings: reflector.Settings{Streaming: reflector.StreamingAuto, BackoffMax: 2 * time.Second}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			seed := rand.Uint64()

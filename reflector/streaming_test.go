@@ -49,7 +49,7 @@ func TestReflectorFallsBackToListWhenStreamingUnsupported(t *testing.T) {
 		{reflector.StreamingOn, 2},
 	} {
 		t.Run("", func(t *testing.T) {
-			opts := reflector.Options[obj]{Streaming: tc.mode}
+			opts := reflector.Options[obj]{Settings: reflector.Settings{Streaming: tc.mode}}
 			run(t, fake.Options[obj]{StreamingListUnsupported: true}, opts, func(h *harness) { h.create("a") }, func(h *harness) {
 				h.converged()
 				if len(h.src.ListCalls()) != 1 {

@@ -1,4 +1,4 @@
-package cache
+package rmap
 
 import (
 	"fmt"
@@ -15,10 +15,10 @@ import (
 // the array is within its bounds of fill: at most 3/4 used, and no more
 // than 8 slots per entry unless a reserve (of reserved, the largest since
 // the map was last empty) asked for room.
-func checkRmap(t *testing.T, m *rmap[int], want map[string]int, absent []string, reserved int) {
+func checkRmap(t *testing.T, m *Map[int], want map[string]int, absent []string, reserved int) {
 	t.Helper()
 	for k, v := range want {
-		if got, ok := m.get(k); !ok || got != v {
+		if got, ok := m.Get(k); !ok || got != v {
 			t.Fatalf("get(%q) = %d, %v; want %d", k, got, ok, v)
 		}
 	}
@@ -26,14 +26,14 @@ func checkRmap(t *testing.T, m *rmap[int], want map[string]int, absent []string,
 		if _, in := want[k]; in {
 			continue
 		}
-		if got, ok := m.get(k); ok {
+		if got, ok := m.Get(k); ok {
 			t.Fatalf("get(%q) = %d for an absent key", k, got)
 		}
 	}
-	if m.len() != len(want) {
-		t.Fatalf("len = %d, want %d", m.len(), len(want))
+	if m.Len() != len(want) {
+		t.Fatalf("len = %d, want %d", m.Len(), len(want))
 	}
-	if got := maps.Collect(m.all()); !maps.Equal(got, want) {
+	if got := maps.Collect(m.All()); !maps.Equal(got, want) {
 		t.Fatalf("all = %v, want %v", got, want)
 	}
 	tbl := m.slots.Load()
@@ -46,15 +46,15 @@ func checkRmap(t *testing.T, m *rmap[int], want map[string]int, absent []string,
 	if m.used*4 > len(tbl.slots)*3 || m.used < m.n {
 		t.Fatalf("%d of %d slots used, %d entries: out of bounds", m.used, len(tbl.slots), m.n)
 	}
-	if len(tbl.slots) > max(rmapMinSlots, 8*m.n, 4*reserved) {
+	if len(tbl.slots) > max(minSlots, 8*m.n, 4*reserved) {
 		t.Fatalf("%d entries in %d slots (%d reserved): not shrunk", m.n, len(tbl.slots), reserved)
 	}
 }
 
-// rmapOps applies ops, read from a random source, to an rmap and a Go map
+// rmapOps applies ops, read from a random source, to a Map and a Go map
 // side by side, checking after each.
 func rmapOps(t *testing.T, next func(n int) int, steps int) {
-	var m rmap[int]
+	var m Map[int]
 	want := map[string]int{}
 	key := func() string { return "k" + strconv.Itoa(next(40)) }
 	keys := make([]string, 40)
@@ -70,12 +70,12 @@ func rmapOps(t *testing.T, next func(n int) int, steps int) {
 			if next(20) == 0 {
 				k = ""
 			}
-			m.put(k, step)
+			m.Put(k, step)
 			want[k] = step
 		case op < 9:
 			k := key()
 			_, had := want[k]
-			if got := m.del(k); got != had {
+			if got := m.Del(k); got != had {
 				t.Fatalf("step %d: del(%q) = %v, want %v", step, k, got, had)
 			}
 			delete(want, k)
@@ -84,7 +84,7 @@ func rmapOps(t *testing.T, next func(n int) int, steps int) {
 			}
 		default:
 			r := next(64)
-			m.reserve(r)
+			m.Reserve(r)
 			reserved = max(reserved, r)
 		}
 		checkRmap(t, &m, want, keys, reserved)
@@ -99,11 +99,11 @@ func TestRmapMatchesAMap(t *testing.T) {
 }
 
 func TestRmapGrowsAndShrinks(t *testing.T) {
-	var m rmap[int]
+	var m Map[int]
 	want := map[string]int{}
 	for i := range 10_000 {
 		k := fmt.Sprintf("ns-%d/pod-%d", i%7, i)
-		m.put(k, i)
+		m.Put(k, i)
 		want[k] = i
 	}
 	checkRmap(t, &m, want, []string{"nope"}, 0)
@@ -114,17 +114,17 @@ func TestRmapGrowsAndShrinks(t *testing.T) {
 		if len(want) == 3 {
 			break
 		}
-		m.del(k)
+		m.Del(k)
 		delete(want, k)
 	}
 	checkRmap(t, &m, want, nil, 0)
 	if got := len(m.slots.Load().slots); got > 16 {
 		t.Fatalf("%d slots left for 3 entries", got)
 	}
-	m.reserve(1000)
+	m.Reserve(1000)
 	checkRmap(t, &m, want, nil, 1000)
 	for k := range want {
-		m.del(k)
+		m.Del(k)
 	}
 	checkRmap(t, &m, map[string]int{}, []string{"ns-0/pod-0"}, 0)
 	if m.slots.Load() != nil {
@@ -141,11 +141,11 @@ func TestRmapReadersDuringWrites(t *testing.T) {
 		key     string
 		version int64
 	}
-	var m rmap[*val]
+	var m Map[*val]
 	const stable, churn = 50, 500
 	for i := range stable {
 		k := "stable-" + strconv.Itoa(i)
-		m.put(k, &val{k, 0})
+		m.Put(k, &val{k, 0})
 	}
 	var (
 		stop    atomic.Bool
@@ -158,17 +158,17 @@ func TestRmapReadersDuringWrites(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(r), 1))
 			for !stop.Load() {
 				floor := written.Load()
-				if v, ok := m.get("stable-0"); !ok || v.key != "stable-0" || v.version < floor {
+				if v, ok := m.Get("stable-0"); !ok || v.key != "stable-0" || v.version < floor {
 					errs <- fmt.Errorf("stable-0: %+v, %v after version %d was written", v, ok, floor)
 					return
 				}
 				k := "stable-" + strconv.Itoa(rng.IntN(stable))
-				if v, ok := m.get(k); !ok || v.key != k {
+				if v, ok := m.Get(k); !ok || v.key != k {
 					errs <- fmt.Errorf("get(%q) = %+v, %v", k, v, ok)
 					return
 				}
 				k = "churn-" + strconv.Itoa(rng.IntN(churn))
-				if v, ok := m.get(k); ok && v.key != k {
+				if v, ok := m.Get(k); ok && v.key != k {
 					errs <- fmt.Errorf("get(%q) = %+v", k, v)
 					return
 				}
@@ -179,17 +179,17 @@ func TestRmapReadersDuringWrites(t *testing.T) {
 	for i := range int64(100_000) {
 		k := "churn-" + strconv.Itoa(rng.IntN(churn))
 		if rng.IntN(3) == 0 {
-			m.del(k)
+			m.Del(k)
 		} else {
-			m.put(k, &val{k, i})
+			m.Put(k, &val{k, i})
 		}
 		if i%100 == 0 {
-			m.put("stable-0", &val{"stable-0", i})
+			m.Put("stable-0", &val{"stable-0", i})
 			written.Store(i)
 		}
 		if i%20_000 == 0 { // empty the churn keys: shrink, then grow again
 			for j := range churn {
-				m.del("churn-" + strconv.Itoa(j))
+				m.Del("churn-" + strconv.Itoa(j))
 			}
 		}
 	}

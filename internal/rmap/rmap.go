@@ -1,4 +1,13 @@
-package cache
+// Package rmap holds Map, a string-keyed hash map for one writer and any
+// number of lock-free readers.
+//
+// It is a speed trick and lives here for that reason: the cache stores its
+// objects in Maps so that point reads (Lister.Get, Reader.GetByKey) take no
+// lock at all. What pays for it is the lister-reads scenario of bench/
+// (`cd bench && go run ./cmd/bench -run lister-reads`: 8 readers and a
+// writer; 4.8x client-go's reads/s in bench/README.md) and, in cache,
+// BenchmarkIndexerGetByNamespaceNameParallel100k.
+package rmap
 
 import (
 	"hash/maphash"
@@ -6,13 +15,13 @@ import (
 	"sync/atomic"
 )
 
-// rmap is a hash map from strings to V for one writer and any number of
-// readers: get takes no lock and writes no shared memory, so readers on
+// Map is a hash map from strings to V for one writer and any number of
+// readers: Get takes no lock and writes no shared memory, so readers on
 // many cores do not slow each other down (a sync.RWMutex's read lock
 // writes a shared counter, whose cache line then moves between cores on
 // every read).
 //
-// Writes (put, del, reserve) must be serialized by the caller; reads may
+// Writes (Put, Del, Reserve) must be serialized by the caller; reads may
 // run at any time. A read that overlaps a write sees the map before or
 // after it; a read that starts after a write has returned sees it.
 //
@@ -25,41 +34,41 @@ import (
 // slots in use (entries and tombstones) and is rebuilt smaller once under
 // 1/8 of them hold entries, so it never keeps the memory of a peak.
 //
-// The zero rmap is empty and ready to use; it must not be copied after
+// The zero Map is empty and ready to use; it must not be copied after
 // first use.
-type rmap[V any] struct {
-	slots atomic.Pointer[rslots[V]] // nil while empty
-	tomb  rentry[V]                 // its address marks a removed entry
+type Map[V any] struct {
+	slots atomic.Pointer[table[V]] // nil while empty
+	tomb  entry[V]                 // its address marks a removed entry
 	// Writer only:
 	n    int // entries
 	used int // entries and tombstones in slots
 }
 
-// rslots is one array of an rmap, never resized once published.
-type rslots[V any] struct {
+// table is one array of a Map, never resized once published.
+type table[V any] struct {
 	mask  uint64 // len(slots)-1
-	slots []atomic.Pointer[rentry[V]]
+	slots []atomic.Pointer[entry[V]]
 }
 
-// rentry is one key and value; entries are never modified once stored.
-type rentry[V any] struct {
+// entry is one key and value; entries are never modified once stored.
+type entry[V any] struct {
 	key string
 	val V
 }
 
-// rmapSeed seeds every rmap's hash; it is random per process.
-var rmapSeed = maphash.MakeSeed()
+// seed seeds every Map's hash; it is random per process.
+var seed = maphash.MakeSeed()
 
-// rmapMinSlots is the smallest array an rmap allocates.
-const rmapMinSlots = 4
+// minSlots is the smallest array a Map allocates.
+const minSlots = 4
 
-// get returns the value stored under key. It is safe to call at any time.
-func (m *rmap[V]) get(key string) (val V, ok bool) {
+// Get returns the value stored under key. It is safe to call at any time.
+func (m *Map[V]) Get(key string) (val V, ok bool) {
 	t := m.slots.Load()
 	if t == nil {
 		return val, false
 	}
-	for i := maphash.String(rmapSeed, key) & t.mask; ; i = (i + 1) & t.mask {
+	for i := maphash.String(seed, key) & t.mask; ; i = (i + 1) & t.mask {
 		e := t.slots[i].Load()
 		if e == nil {
 			return val, false
@@ -70,18 +79,18 @@ func (m *rmap[V]) get(key string) (val V, ok bool) {
 	}
 }
 
-// len returns the number of entries. Writer, or readers excluded from
+// Len returns the number of entries. Writer, or readers excluded from
 // writing by the caller's lock.
-func (m *rmap[V]) len() int { return m.n }
+func (m *Map[V]) Len() int { return m.n }
 
-// put stores val under key. Writer only.
-func (m *rmap[V]) put(key string, val V) {
+// Put stores val under key. Writer only.
+func (m *Map[V]) Put(key string, val V) {
 	t := m.slots.Load()
 	if t == nil || (m.used+1)*4 > len(t.slots)*3 {
 		t = m.rebuild(m.n + 1)
 	}
 	free := -1
-	i := maphash.String(rmapSeed, key) & t.mask
+	i := maphash.String(seed, key) & t.mask
 	for ; ; i = (i + 1) & t.mask {
 		e := t.slots[i].Load()
 		if e == nil {
@@ -94,7 +103,7 @@ func (m *rmap[V]) put(key string, val V) {
 			continue
 		}
 		if e.key == key {
-			t.slots[i].Store(&rentry[V]{key: key, val: val})
+			t.slots[i].Store(&entry[V]{key: key, val: val})
 			return
 		}
 	}
@@ -103,18 +112,18 @@ func (m *rmap[V]) put(key string, val V) {
 	} else {
 		m.used++
 	}
-	t.slots[i].Store(&rentry[V]{key: key, val: val})
+	t.slots[i].Store(&entry[V]{key: key, val: val})
 	m.n++
 }
 
-// del removes what is stored under key and reports whether there was
+// Del removes what is stored under key and reports whether there was
 // anything. Writer only.
-func (m *rmap[V]) del(key string) bool {
+func (m *Map[V]) Del(key string) bool {
 	t := m.slots.Load()
 	if t == nil {
 		return false
 	}
-	for i := maphash.String(rmapSeed, key) & t.mask; ; i = (i + 1) & t.mask {
+	for i := maphash.String(seed, key) & t.mask; ; i = (i + 1) & t.mask {
 		e := t.slots[i].Load()
 		if e == nil {
 			return false
@@ -125,7 +134,7 @@ func (m *rmap[V]) del(key string) bool {
 			if m.n == 0 {
 				m.slots.Store(nil)
 				m.used = 0
-			} else if len(t.slots) > rmapMinSlots && m.n*8 < len(t.slots) {
+			} else if len(t.slots) > minSlots && m.n*8 < len(t.slots) {
 				m.rebuild(m.n)
 			}
 			return true
@@ -133,9 +142,9 @@ func (m *rmap[V]) del(key string) bool {
 	}
 }
 
-// reserve sizes the array for n entries, so that putting up to n of them
+// Reserve sizes the array for n entries, so that putting up to n of them
 // does not rebuild it. Writer only.
-func (m *rmap[V]) reserve(n int) {
+func (m *Map[V]) Reserve(n int) {
 	if t := m.slots.Load(); t == nil || n*4 > len(t.slots)*3 {
 		m.rebuild(max(n, m.n))
 	}
@@ -143,19 +152,19 @@ func (m *rmap[V]) reserve(n int) {
 
 // rebuild publishes a new array sized for n entries (at most half full),
 // holding the current entries and no tombstones, and returns it.
-func (m *rmap[V]) rebuild(n int) *rslots[V] {
-	size := rmapMinSlots
+func (m *Map[V]) rebuild(n int) *table[V] {
+	size := minSlots
 	for size < 2*n {
 		size *= 2
 	}
-	nt := &rslots[V]{mask: uint64(size - 1), slots: make([]atomic.Pointer[rentry[V]], size)}
+	nt := &table[V]{mask: uint64(size - 1), slots: make([]atomic.Pointer[entry[V]], size)}
 	if t := m.slots.Load(); t != nil {
 		for i := range t.slots {
 			e := t.slots[i].Load()
 			if e == nil || e == &m.tomb {
 				continue
 			}
-			j := maphash.String(rmapSeed, e.key) & nt.mask
+			j := maphash.String(seed, e.key) & nt.mask
 			for nt.slots[j].Load() != nil {
 				j = (j + 1) & nt.mask
 			}
@@ -167,9 +176,9 @@ func (m *rmap[V]) rebuild(n int) *rslots[V] {
 	return nt
 }
 
-// all yields every key and value, in no particular order. The caller must
+// All yields every key and value, in no particular order. The caller must
 // keep writers out while it runs.
-func (m *rmap[V]) all() iter.Seq2[string, V] {
+func (m *Map[V]) All() iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
 		t := m.slots.Load()
 		if t == nil {

@@ -67,7 +67,7 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	retry := state[T]{kind: stateList, backoff: true}
 	start := r.clock.Now()
 	defer func() { r.m.ListDuration.Observe(r.clock.Since(start).Seconds()) }()
-	opts := r.selectors
+	var opts listwatch.Options
 	opts.ResourceVersion = r.relistVersion()
 	r.m.Lists.Inc()
 	res, err := listwatch.ListAll(ctx, r.src, opts, r.pageSizeFor(opts.ResourceVersion))
@@ -114,7 +114,6 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	r.m.ListedItems.Observe(float64(len(items)))
 	r.setLastRV(res.ResourceVersion)
 	r.rvUnavailable = false
-	r.markSynced()
 	return state[T]{kind: stateWatch}
 }
 
@@ -122,7 +121,7 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 // that watch, positioned after the initial-events-end bookmark. Errors
 // come back tagged with their phase, already reported.
 func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], error) {
-	opts := r.selectors
+	var opts listwatch.Options
 	opts.SendInitialEvents = true
 	opts.AllowBookmarks = true
 	opts.ResourceVersionMatch = listwatch.MatchNotOlderThan
@@ -185,7 +184,6 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 			r.m.ListedItems.Observe(float64(len(items)))
 			r.setLastRV(ev.ResourceVersion)
 			r.rvUnavailable = false
-			r.markSynced()
 			return w, nil
 		case listwatch.Error:
 			w.Close()

@@ -20,7 +20,7 @@ const veryShortWatch = time.Second
 // what comes next.
 func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T] {
 	if w == nil {
-		opts := r.selectors
+		var opts listwatch.Options
 		opts.ResourceVersion = r.LastSyncResourceVersion()
 		opts.AllowBookmarks = true
 		opts.TimeoutSeconds = r.watchTimeout()

@@ -38,23 +38,20 @@ type ControllerOptions[T cache.Object] struct {
 	ResyncPeriod time.Duration
 	// Transform, when set, rewrites each object before it is queued (for
 	// example to drop managedFields). It gets objects from the source that
-	// no one else holds. An error on a watched object drops that object and
-	// is reported; an error on a listed object fails the whole list, which
-	// is reported and retried after a back-off, so return errors only for
-	// objects that can never be cached.
+	// no one else holds. An error skips that object alone, listed or
+	// watched, and is reported.
 	Transform func(T) (T, error)
 	// ErrorHandler is told every failure: the reflector's (wrapping a
 	// *listwatch.PhaseError), failed indexer writes, and handler panics
 	// (*HandlerPanicError). Calls may come from two goroutines at once.
-	// When nil, errors are logged with log/slog.
+	// When nil, errors are logged with log/slog at level Error.
 	ErrorHandler func(error)
 	// Clock drives back-off and resync. Defaults to clock.RealClock{}.
 	Clock clock.WithTicker
-	// PageSize, Streaming, LabelSelector and FieldSelector are passed to
-	// the reflector; see reflector.Options.
-	PageSize                     int64
-	Streaming                    reflector.StreamingMode
-	LabelSelector, FieldSelector string
+	// ListWatch tunes how the source is listed and watched (page size,
+	// streaming lists, watch timeouts, back-off). What is listed — the
+	// namespace and selectors — is set on the source itself.
+	ListWatch reflector.Settings
 	// Metrics, when set, instruments the reflector.
 	Metrics metrics.ReflectorProvider
 }
@@ -69,15 +66,23 @@ type ControllerOptions[T cache.Object] struct {
 // yields OnDelete with stateUnknown set. A handler that panics is
 // reported (as a *HandlerPanicError) and the loop goes on.
 //
+// Its cache is read through Cache, like a shared informer's.
+//
 // Create it with NewController, run it once with Run.
 type Controller[T cache.Object] struct {
+	// Set by NewController, then read-only.
 	name      string
-	indexer   cache.Indexer[T]
+	indexer   *cache.Indexer[T]
 	fifo      *cache.DeltaFIFO[T]
 	reflector *reflector.Reflector[T]
 	handler   Handler[T]
 	report    func(error)
-	started   atomic.Bool // set by the first Run
+	resync    time.Duration
+	clock     clock.WithTicker
+
+	started    atomic.Bool   // set by the first Run
+	synced     chan struct{} // closed (once, by syncOnce) when HasSynced turns true
+	syncedOnce sync.Once
 }
 
 // NewController builds a controller that has not started.
@@ -85,7 +90,11 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 	if opts.Source == nil {
 		return nil, errors.New("informer: ControllerOptions.Source is nil")
 	}
-	c := &Controller[T]{name: opts.Name, handler: opts.Handler, report: opts.ErrorHandler}
+	c := &Controller[T]{name: opts.Name, handler: opts.Handler, report: opts.ErrorHandler,
+		resync: opts.ResyncPeriod, clock: opts.Clock, synced: make(chan struct{})}
+	if c.clock == nil {
+		c.clock = clock.RealClock{}
+	}
 	if c.name == "" {
 		c.name = "controller"
 	}
@@ -93,7 +102,7 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 		c.handler = HandlerFuncs[T]{}
 	}
 	if c.report == nil {
-		c.report = func(err error) { slog.Warn("kinformer controller", "err", err) }
+		c.report = func(err error) { slog.Error("kinformer controller", "controller", c.name, "err", err) }
 	}
 	keyFunc := opts.KeyFunc
 	if keyFunc == nil {
@@ -102,18 +111,14 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 	c.indexer = cache.NewIndexer(cache.IndexerOptions[T]{KeyFunc: keyFunc, Indexers: opts.Indexers})
 	c.fifo = cache.NewDeltaFIFO(cache.DeltaFIFOOptions[T]{KeyFunc: opts.KeyFunc, KnownObjects: c.indexer, Transform: opts.Transform})
 	r, err := reflector.New(reflector.Options[T]{
-		Name:          c.name,
-		Source:        opts.Source,
-		Store:         c.fifo,
-		KeyFunc:       opts.KeyFunc, // nil: the same default, checked without building keys
-		LabelSelector: opts.LabelSelector,
-		FieldSelector: opts.FieldSelector,
-		PageSize:      opts.PageSize,
-		Streaming:     opts.Streaming,
-		ResyncPeriod:  opts.ResyncPeriod,
-		ErrorHandler:  c.report,
-		Clock:         opts.Clock,
-		Metrics:       opts.Metrics,
+		Name:         c.name,
+		Source:       opts.Source,
+		Store:        controllerWriter[T]{c},
+		KeyFunc:      opts.KeyFunc,
+		Settings:     opts.ListWatch,
+		ErrorHandler: c.report,
+		Clock:        c.clock,
+		Metrics:      opts.Metrics,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("informer %s: %w", c.name, err)
@@ -135,6 +140,9 @@ func (c *Controller[T]) Run(ctx context.Context) error {
 			c.report(fmt.Errorf("informer %s: reflector: %w", c.name, err))
 		}
 	})
+	if c.resync > 0 {
+		wg.Go(func() { c.resyncLoop(ctx) })
+	}
 	for {
 		_, err := c.fifo.Pop(ctx, c.process)
 		if ctx.Err() != nil || errors.Is(err, cache.ErrClosed) {
@@ -143,15 +151,77 @@ func (c *Controller[T]) Run(ctx context.Context) error {
 		if err != nil {
 			c.report(err)
 		}
+		if c.fifo.HasSynced() {
+			c.markSynced()
+		}
 	}
 	wg.Wait()
 	c.fifo.Close() // no writer is left
 	return nil
 }
 
+// markSynced closes synced, once.
+func (c *Controller[T]) markSynced() {
+	c.syncedOnce.Do(func() { close(c.synced) })
+}
+
+// controllerWriter is the store the reflector writes to: the delta queue,
+// plus a sync check after Replace, which catches a first list with nothing
+// in it (no pop follows to notice it).
+type controllerWriter[T cache.Object] struct{ c *Controller[T] }
+
+func (w controllerWriter[T]) Add(obj T) error    { return w.c.fifo.Add(obj) }
+func (w controllerWriter[T]) Update(obj T) error { return w.c.fifo.Update(obj) }
+func (w controllerWriter[T]) Delete(obj T) error { return w.c.fifo.Delete(obj) }
+
+func (w controllerWriter[T]) Replace(items []T, rv string) error {
+	err := w.c.fifo.Replace(items, rv)
+	if w.c.fifo.HasSynced() {
+		w.c.markSynced()
+	}
+	return err
+}
+
+// resyncLoop asks the queue for Sync deltas every resync period, once the
+// cache has synced. It never talks to the source.
+func (c *Controller[T]) resyncLoop(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-c.synced:
+	}
+	t := c.clock.NewTimer(c.resync)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+		}
+		if err := c.fifo.Resync(); err != nil {
+			c.report(fmt.Errorf("informer %s: resync: %w", c.name, err))
+		}
+		t.Reset(c.resync)
+	}
+}
+
+// Name returns the controller's name.
+func (c *Controller[T]) Name() string { return c.name }
+
 // HasSynced reports whether the first list has been applied to the
 // indexer and handed to the handler.
 func (c *Controller[T]) HasSynced() bool { return c.fifo.HasSynced() }
+
+// WaitForCacheSync blocks until HasSynced is true, and returns true, or
+// until ctx is done, and returns HasSynced then.
+func (c *Controller[T]) WaitForCacheSync(ctx context.Context) bool {
+	select {
+	case <-c.synced:
+		return true
+	case <-ctx.Done():
+		return c.HasSynced()
+	}
+}
 
 // LastSyncResourceVersion returns the resource version of the last list,
 // event or bookmark the reflector queued ("" before the first list).
@@ -159,10 +229,9 @@ func (c *Controller[T]) LastSyncResourceVersion() string {
 	return c.reflector.LastSyncResourceVersion()
 }
 
-// Indexer returns the controller's cache. It is for reading only: the
-// controller is its one writer, and the objects it returns are shared and
-// must not be mutated.
-func (c *Controller[T]) Indexer() cache.Indexer[T] { return c.indexer }
+// Cache returns a read-only view of the controller's cache; the controller
+// is its one writer. Returned objects are shared and must not be mutated.
+func (c *Controller[T]) Cache() cache.Reader[T] { return c.indexer.Reader() }
 
 // process applies one key's deltas to the indexer and tells the handler.
 // A failed indexer write is reported and the object skipped: retrying

@@ -180,7 +180,7 @@ func runController(t *testing.T, opts informer.ControllerOptions[cmap], seed []s
 func (h *ctrlHarness) converged(t *testing.T) {
 	t.Helper()
 	want := render(h.src.Objects())
-	if got := render(h.c.Indexer().List()); got != want {
+	if got := render(h.c.Cache().List()); got != want {
 		t.Fatalf("indexer %q, source %q", got, want)
 	}
 	if got := h.view.snapshot(); got != want {
@@ -256,7 +256,7 @@ func TestControllerTransformsAndIndexes(t *testing.T) {
 		Indexers: cache.Indexers[cmap]{"first": func(o cmap) ([]string, error) { return []string{o.Labels["first"]}, nil }},
 	}
 	runController(t, opts, []string{"apple", "avocado", "banana"}, func(h *ctrlHarness) {
-		got, err := h.c.Indexer().ByIndex("first", "a")
+		got, err := h.c.Cache().ByIndex("first", "a")
 		if err != nil || len(got) != 2 {
 			t.Fatalf("ByIndex: %d, %v", len(got), err)
 		}
@@ -294,7 +294,7 @@ func TestControllerReportsBadObjectsAndHandlerPanics(t *testing.T) {
 		if h.errs.count(boom) != 1 || pe == nil || pe.Value != "handler bug" {
 			t.Fatalf("errors %v", h.errs.errs)
 		}
-		if keys := h.c.Indexer().ListKeys(); len(keys) != 3 {
+		if keys := h.c.Cache().ListKeys(); len(keys) != 3 {
 			t.Fatalf("indexer keys %v", keys)
 		}
 	})
@@ -307,7 +307,7 @@ func TestControllerSoakHandlerViewMatchesSource(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	opts := informer.ControllerOptions[cmap]{PageSize: 5, Streaming: reflector.StreamingOn}
+	opts := informer.ControllerOptions[cmap]{ListWatch: reflector.Settings{PageSize: 5, Streaming: reflector.StreamingOn}}
 	runController(t, opts, nil, func(h *ctrlHarness) {
 		exists := map[string]bool{}
 		for range 3000 {
@@ -357,7 +357,7 @@ func TestControllerSoakHandlerViewMatchesSource(t *testing.T) {
 		for range 120 {
 			time.Sleep(10 * time.Second)
 			synctest.Wait()
-			if render(h.c.Indexer().List()) == want && h.view.snapshot() == want {
+			if render(h.c.Cache().List()) == want && h.view.snapshot() == want {
 				break
 			}
 		}
@@ -396,7 +396,7 @@ func ExampleController() {
 	fmt.Println(<-added)
 	cancel()
 	<-done // Run returns once the reflector and the pop loop have exited
-	fmt.Println("synced:", c.HasSynced(), "keys:", len(c.Indexer().ListKeys()))
+	fmt.Println("synced:", c.HasSynced(), "keys:", len(c.Cache().ListKeys()))
 	// Output:
 	// add a initial=true
 	// add b initial=false

@@ -15,7 +15,7 @@ import (
 
 // A lister reads a cache with typed results: no type assertions.
 func ExampleLister() {
-	// An informer's GetIndexer() is the usual cache; this one is filled by
+	// An informer's Cache() is the usual source; this indexer is filled by
 	// hand.
 	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{
 		Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
@@ -26,7 +26,7 @@ func ExampleLister() {
 		idx.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name, Labels: map[string]string{"app": p.app}}})
 	}
 
-	pods := informer.NewLister(idx)
+	pods := informer.NewLister(idx.Reader())
 	web, _ := pods.Namespace("shop").List(labels.SelectorFromSet(labels.Set{"app": "web"}))
 	var got []string
 	for _, p := range web { // p is a *corev1.Pod: shared, do not mutate

@@ -13,11 +13,11 @@ import (
 
 // A shared informer over an in-memory source: a handler sees the initial
 // list, then live changes; the cache answers reads.
-func ExampleSharedIndexInformer() {
+func ExampleShared() {
 	src, _ := fake.New(fake.Options[*corev1.ConfigMap]{})
 	src.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"}})
 
-	inf, err := informer.NewShared(informer.SharedOptions[*corev1.ConfigMap]{
+	inf, err := informer.NewShared(informer.Options[*corev1.ConfigMap]{
 		Source:    src,
 		Transform: informer.DropManagedFields[*corev1.ConfigMap],
 	})
@@ -45,7 +45,7 @@ func ExampleSharedIndexInformer() {
 		Data:       map[string]string{"mode": "fast"},
 	})
 	<-updated
-	cached, _, _ := inf.GetIndexer().GetByKey("default/settings")
+	cached, _, _ := inf.Cache().GetByKey("default/settings")
 	fmt.Println("cached:", cached.Data["mode"])
 
 	cancel()

@@ -61,48 +61,35 @@ func (e *NotFoundError) Status() metav1.Status {
 // Lister is a small value, safe for concurrent use and cheap to copy. Create
 // it with NewLister.
 type Lister[T Labeled] struct {
-	indexer cache.Indexer[T]
-	// byName is indexer's GetByNamespaceName, when it has one, else nil.
-	byName namespaceNameGetter[T]
+	cache cache.Reader[T]
 }
 
-// namespaceNameGetter is the optional interface of an Indexer that looks
-// up the key "namespace/name" (or "name" when namespace is empty) without
-// building it, as cache.NewIndexer's indexers do: GetByNamespaceName(ns,
-// name) must give what GetByKey of that key gives.
-type namespaceNameGetter[T cache.Object] interface {
-	GetByNamespaceName(namespace, name string) (item T, exists bool)
-}
-
-// NewLister returns a lister over indexer, normally an informer's
-// GetIndexer().
-func NewLister[T Labeled](indexer cache.Indexer[T]) Lister[T] {
-	byName, _ := indexer.(namespaceNameGetter[T])
-	return Lister[T]{indexer: indexer, byName: byName}
+// NewLister returns a lister over an informer's cache (its Cache method).
+func NewLister[T Labeled](c cache.Reader[T]) Lister[T] {
+	return Lister[T]{cache: c}
 }
 
 // List returns the cached objects whose labels match selector, in no
 // particular order. A nil selector matches everything.
 func (l Lister[T]) List(selector labels.Selector) ([]T, error) {
-	return filterLabels(l.indexer.List(), selector), nil
+	return filterLabels(l.cache.List(), selector), nil
 }
 
 // Get returns the cached object called name, for a cluster-scoped type (or
 // the key "name" in general). An absent object is a *NotFoundError.
 func (l Lister[T]) Get(name string) (T, error) {
-	return get(l.indexer, l.byName, "", name)
+	return get(l.cache, "", name)
 }
 
 // Namespace returns a lister restricted to namespace.
 func (l Lister[T]) Namespace(namespace string) NamespaceLister[T] {
-	return NamespaceLister[T]{indexer: l.indexer, byName: l.byName, namespace: namespace}
+	return NamespaceLister[T]{cache: l.cache, namespace: namespace}
 }
 
 // NamespaceLister reads the objects of one namespace. It has the same
 // contract as Lister.
 type NamespaceLister[T Labeled] struct {
-	indexer   cache.Indexer[T]
-	byName    namespaceNameGetter[T] // as in Lister
+	cache     cache.Reader[T]
 	namespace string
 }
 
@@ -111,14 +98,14 @@ type NamespaceLister[T Labeled] struct {
 // "" (metav1.NamespaceAll) lists every namespace.
 func (n NamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
 	if n.namespace == metav1.NamespaceAll {
-		return filterLabels(n.indexer.List(), selector), nil
+		return filterLabels(n.cache.List(), selector), nil
 	}
-	objs, err := n.indexer.ByIndex(cache.NamespaceIndex, n.namespace)
+	objs, err := n.cache.ByIndex(cache.NamespaceIndex, n.namespace)
 	if err != nil {
 		if !errors.Is(err, cache.ErrIndexNotFound) {
 			return nil, err
 		}
-		objs = n.indexer.List()
+		objs = n.cache.List()
 		kept := objs[:0]
 		for _, obj := range objs {
 			if obj.GetNamespace() == n.namespace {
@@ -132,33 +119,16 @@ func (n NamespaceLister[T]) List(selector labels.Selector) ([]T, error) {
 }
 
 // Get returns the namespace's cached object called name. An absent object
-// is a *NotFoundError. In the namespace "", it is Lister.Get. With an
-// indexer from cache.NewIndexer keyed by cache.MetaNamespaceKey it
-// allocates nothing for an object that is found.
+// is a *NotFoundError. In the namespace "", it is Lister.Get. It builds no
+// key and allocates nothing for an object that is found.
 func (n NamespaceLister[T]) Get(name string) (T, error) {
-	return get(n.indexer, n.byName, n.namespace, name)
+	return get(n.cache, n.namespace, name)
 }
 
-// get looks up the key "namespace/name" ("name" when namespace is empty),
-// through byName when it is not nil.
-func get[T Labeled](indexer cache.Indexer[T], byName namespaceNameGetter[T], namespace, name string) (T, error) {
-	var (
-		obj    T
-		exists bool
-	)
-	if byName != nil {
-		obj, exists = byName.GetByNamespaceName(namespace, name)
-	} else {
-		key := name
-		if namespace != "" {
-			key = namespace + "/" + name
-		}
-		var err error
-		if obj, exists, err = indexer.GetByKey(key); err != nil {
-			var zero T
-			return zero, err
-		}
-	}
+// get looks up the key "namespace/name" ("name" when namespace is empty)
+// without building it.
+func get[T Labeled](c cache.Reader[T], namespace, name string) (T, error) {
+	obj, exists := c.GetByNamespaceName(namespace, name)
 	if !exists {
 		var zero T
 		return zero, &NotFoundError{Namespace: namespace, Name: name}

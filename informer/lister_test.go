@@ -44,7 +44,7 @@ func TestListerReadsWithAndWithoutNamespaceIndex(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			l := NewLister(idx)
+			l := NewLister(idx.Reader())
 			web := labels.SelectorFromSet(labels.Set{"app": "web"})
 
 			cases := []struct {
@@ -88,7 +88,7 @@ func TestListerGetsClusterScopedObjects(t *testing.T) {
 	if err := idx.Add(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}); err != nil {
 		t.Fatal(err)
 	}
-	l := NewLister(idx)
+	l := NewLister(idx.Reader())
 	if n, err := l.Get("n1"); err != nil || n.Name != "n1" {
 		t.Errorf("Get n1: %v, %v", n, err)
 	}
@@ -105,7 +105,7 @@ func BenchmarkListerNamespaceList(b *testing.B) {
 		ns := []string{"a", "b", "c", "d"}[i%4]
 		idx.Add(pod(ns, string(rune('a'+i%26))+string(rune('a'+i/26%26))+string(rune('a'+i/676)), map[string]string{"app": []string{"web", "db"}[i%2]}))
 	}
-	l := NewLister(idx)
+	l := NewLister(idx.Reader())
 	sel := labels.SelectorFromSet(labels.Set{"app": "web"})
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -117,15 +117,10 @@ func BenchmarkListerNamespaceList(b *testing.B) {
 	})
 }
 
-// plainIndexer hides the optional GetByNamespaceName of the indexer it
-// wraps, as an Indexer implemented elsewhere would.
-type plainIndexer[T cache.Object] struct{ cache.Indexer[T] }
-
-// TestListerGetWithAndWithoutNamespaceNameLookup reads through an indexer
-// that has GetByNamespaceName and one that does not, with the default key
-// and with a custom KeyFunc giving the same keys, and expects the same
-// answers.
-func TestListerGetWithAndWithoutNamespaceNameLookup(t *testing.T) {
+// TestListerGetWithDefaultAndCustomKeys reads through indexers keyed by
+// the default key function and by a custom one giving the same keys (the
+// store then keeps a flat map of keys), and expects the same answers.
+func TestListerGetWithDefaultAndCustomKeys(t *testing.T) {
 	sameKeys := func(p *corev1.Pod) (string, error) {
 		if p.Namespace == "" {
 			return p.Name, nil
@@ -139,11 +134,8 @@ func TestListerGetWithAndWithoutNamespaceNameLookup(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, idx := range []cache.Indexer[*corev1.Pod]{base, plainIndexer[*corev1.Pod]{base}} {
-			l := NewLister(idx)
-			if (l.byName != nil) != (idx == base) {
-				t.Fatalf("byName set = %v for %T", l.byName != nil, idx)
-			}
+		for _, idx := range []*cache.Indexer[*corev1.Pod]{base} {
+			l := NewLister(idx.Reader())
 			for _, c := range []struct {
 				ns, name string
 				found    bool
@@ -170,7 +162,7 @@ func TestListerNamespaceGetAllocatesNothing(t *testing.T) {
 	if err := idx.Add(pod("a", "web", nil)); err != nil {
 		t.Fatal(err)
 	}
-	l := NewLister(idx)
+	l := NewLister(idx.Reader())
 	ns, name := "a", "web"
 	if allocs := testing.AllocsPerRun(100, func() { _, _ = l.Namespace(ns).Get(name) }); allocs != 0 {
 		t.Errorf("NamespaceLister.Get allocates %v times", allocs)
@@ -189,7 +181,7 @@ func BenchmarkListerNamespaceGet(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	l := NewLister(idx)
+	l := NewLister(idx.Reader())
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0

@@ -70,7 +70,7 @@ func (r *Registration) Synced() <-chan struct{} { return r.synced }
 // called before, during or after Run; it fails with ErrStopped once Run has
 // returned. Added before Run, the handler's initial adds are those of the
 // initial list; its goroutine starts with Run.
-func (inf *SharedIndexInformer[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
+func (inf *Shared[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registration, error) {
 	if h == nil {
 		return nil, fmt.Errorf("informer %s: AddHandler: nil handler", inf.name)
 	}
@@ -134,7 +134,7 @@ func (inf *SharedIndexInformer[T]) AddHandler(h Handler[T], opts HandlerOptions)
 // exits. Pending notifications are dropped. It may be called at any time,
 // and fails with ErrUnknownRegistration for a registration this informer
 // does not hold.
-func (inf *SharedIndexInformer[T]) RemoveHandler(reg *Registration) error {
+func (inf *Shared[T]) RemoveHandler(reg *Registration) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	for i, l := range inf.listeners {
@@ -148,7 +148,7 @@ func (inf *SharedIndexInformer[T]) RemoveHandler(reg *Registration) error {
 }
 
 // startLocked starts l's delivery goroutine.
-func (inf *SharedIndexInformer[T]) startLocked(l *listener[T], now time.Time) {
+func (inf *Shared[T]) startLocked(l *listener[T], now time.Time) {
 	if l.resyncPeriod > 0 {
 		l.nextResync = now.Add(l.resyncPeriod)
 	}
@@ -160,7 +160,7 @@ func (inf *SharedIndexInformer[T]) startLocked(l *listener[T], now time.Time) {
 
 // minResyncLocked returns the shortest positive resync period among the
 // informer's default and its handlers', or zero.
-func (inf *SharedIndexInformer[T]) minResyncLocked() time.Duration {
+func (inf *Shared[T]) minResyncLocked() time.Duration {
 	m := inf.resync
 	if m < 0 {
 		m = 0
@@ -173,10 +173,10 @@ func (inf *SharedIndexInformer[T]) minResyncLocked() time.Duration {
 	return m
 }
 
-// shouldResync is the reflector's resync gate: it marks the handlers whose
+// shouldResync is the resync timer's gate: it marks the handlers whose
 // period has come and says whether there is any. The Sync deltas that
 // follow go to those handlers only.
-func (inf *SharedIndexInformer[T]) shouldResync() bool {
+func (inf *Shared[T]) shouldResync() bool {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	now := inf.clock.Now()

@@ -22,9 +22,10 @@ import (
 // turns the cache mutation detector on for every shared informer.
 const MutationDetectorEnv = "KINFORMER_CACHE_MUTATION_DETECTOR"
 
-// SharedOptions configures NewShared. Source is required; every other field
-// has a usable zero value.
-type SharedOptions[T cache.Object] struct {
+// Options configures one shared informer (NewShared). Source is required;
+// every other field has a usable zero value. A kube.Factory fills one in
+// for each informer it makes.
+type Options[T cache.Object] struct {
 	// Name names the informer in metrics and errors. Default: T's type,
 	// such as "*v1.Pod".
 	Name string
@@ -41,14 +42,16 @@ type SharedOptions[T cache.Object] struct {
 	ResyncPeriod time.Duration
 	// Transform, when set, is applied to every object the source delivers,
 	// before it is cached or handed to a handler. It may modify its argument
-	// in place (the object is not shared yet) and return it; an error drops
-	// the object and is reported. DropManagedFields is a ready one.
+	// in place (the object is not shared yet) and return it. An error skips
+	// that object alone, listed or watched, and is reported: the rest of a
+	// list is still cached and the informer still syncs.
+	// DropManagedFields is a ready one.
 	Transform func(T) (T, error)
 	// ErrorHandler receives every error: from the source (with the phase
 	// that failed), handler panics (*HandlerPanicError), cache mutations
-	// (*MutationError) and objects that could not be keyed. It is called
-	// from the informer's goroutines and must not block for long. Default:
-	// log with log/slog.
+	// (*MutationError) and objects skipped because they could not be keyed
+	// or transformed. It is called from the informer's goroutines and must
+	// not block for long. Default: log with log/slog at level Error.
 	ErrorHandler func(error)
 	// Clock drives resync, back-off and the mutation detector. Default: the
 	// real clock.
@@ -65,8 +68,9 @@ type SharedOptions[T cache.Object] struct {
 	MutationDetector bool
 	// MutationCheckPeriod is how often the detector compares. Default 1s.
 	MutationCheckPeriod time.Duration
-	// PageSize is the list page size; zero lets the reflector choose.
-	PageSize int64
+	// ListWatch tunes how the informer lists and watches the source: page
+	// size, streaming lists, watch timeouts, back-off.
+	ListWatch reflector.Settings
 }
 
 type runState uint8
@@ -77,11 +81,12 @@ const (
 	stopped
 )
 
-// SharedIndexInformer keeps an indexed cache of the objects of one source
+// Shared keeps an indexed cache of the objects of one source
 // and delivers their changes to any number of handlers.
 //
 // The cache. One goroutine, the informer's, applies the source's changes to
-// the cache (GetIndexer) in the order the source reported them; readers see
+// the cache in the order the source reported them. Everyone else reads it
+// through Cache, a cache.Reader, which has no write methods; readers see
 // each change before any handler is told about it. Objects in the cache and
 // in notifications are shared by every reader and handler: they must not be
 // mutated (the mutation detector, MutationDetector, proves it in tests).
@@ -122,9 +127,9 @@ const (
 // ErrorHandler as a *HandlerPanicError; its delivery goes on with the next
 // notification and its registration still syncs.
 //
-// A SharedIndexInformer is safe for concurrent use. Create it with
+// A Shared is safe for concurrent use. Create it with
 // NewShared.
-type SharedIndexInformer[T cache.Object] struct {
+type Shared[T cache.Object] struct {
 	// Set by NewShared, then read-only.
 	name    string
 	source  listwatch.ListerWatcher[T]
@@ -132,7 +137,7 @@ type SharedIndexInformer[T cache.Object] struct {
 	// userKey is the KeyFunc of the options, nil if none was given: the
 	// reflector checks the default key without building it.
 	userKey    cache.KeyFunc[T]
-	indexer    cache.Indexer[T]
+	indexer    *cache.Indexer[T]
 	fifo       *cache.DeltaFIFO[T]
 	resync     time.Duration
 	report     func(error)
@@ -141,7 +146,7 @@ type SharedIndexInformer[T cache.Object] struct {
 	metrics    metrics.InformerMetrics
 	detector   *mutationDetector[T]
 	checkEvery time.Duration
-	pageSize   int64
+	listWatch  reflector.Settings
 	// minThreshold is every new listener's minimum merge threshold
 	// (minMergeThreshold, lowered by tests).
 	minThreshold int
@@ -174,11 +179,11 @@ type SharedIndexInformer[T cache.Object] struct {
 }
 
 // NewShared builds a shared informer. It does nothing until Run.
-func NewShared[T cache.Object](opts SharedOptions[T]) (*SharedIndexInformer[T], error) {
+func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 	if opts.Source == nil {
 		return nil, fmt.Errorf("informer: NewShared: nil Source")
 	}
-	inf := &SharedIndexInformer[T]{
+	inf := &Shared[T]{
 		name:         opts.Name,
 		keyFunc:      opts.KeyFunc,
 		userKey:      opts.KeyFunc,
@@ -187,7 +192,7 @@ func NewShared[T cache.Object](opts SharedOptions[T]) (*SharedIndexInformer[T], 
 		clock:        opts.Clock,
 		provider:     opts.Metrics,
 		checkEvery:   opts.MutationCheckPeriod,
-		pageSize:     opts.PageSize,
+		listWatch:    opts.ListWatch,
 		syncedCh:     make(chan struct{}),
 		minThreshold: minMergeThreshold,
 	}
@@ -203,7 +208,7 @@ func NewShared[T cache.Object](opts SharedOptions[T]) (*SharedIndexInformer[T], 
 	}
 	if inf.report == nil {
 		name := inf.name
-		inf.report = func(err error) { slog.Error("informer error", "informer", name, "error", err) }
+		inf.report = func(err error) { slog.Error("kinformer informer", "informer", name, "err", err) }
 	}
 	if inf.checkEvery <= 0 {
 		inf.checkEvery = time.Second
@@ -232,26 +237,23 @@ func NewShared[T cache.Object](opts SharedOptions[T]) (*SharedIndexInformer[T], 
 }
 
 // Name returns the informer's name.
-func (inf *SharedIndexInformer[T]) Name() string { return inf.name }
+func (inf *Shared[T]) Name() string { return inf.name }
 
-// GetStore returns the cache, read-only: writing to it corrupts the
-// informer. It is the same object as GetIndexer.
-func (inf *SharedIndexInformer[T]) GetStore() cache.Store[T] { return inf.indexer }
-
-// GetIndexer returns the cache, for reads (its write methods must not be
-// used). Returned objects are shared and must not be mutated.
-func (inf *SharedIndexInformer[T]) GetIndexer() cache.Indexer[T] { return inf.indexer }
+// Cache returns a read-only view of the informer's cache: gets, lists,
+// index look-ups and keys. The informer is the cache's only writer.
+// Returned objects are shared and must not be mutated.
+func (inf *Shared[T]) Cache() cache.Reader[T] { return inf.indexer.Reader() }
 
 // AddIndexers adds indexes to the cache, before or after Run; objects
 // already cached are indexed at once.
-func (inf *SharedIndexInformer[T]) AddIndexers(indexers cache.Indexers[T]) error {
+func (inf *Shared[T]) AddIndexers(indexers cache.Indexers[T]) error {
 	return inf.indexer.AddIndexers(indexers)
 }
 
 // HasSynced reports whether the initial list has been cached and handed to
 // every handler's queue (not necessarily processed: see
 // Registration.HasSynced for that).
-func (inf *SharedIndexInformer[T]) HasSynced() bool {
+func (inf *Shared[T]) HasSynced() bool {
 	select {
 	case <-inf.syncedCh:
 		return true
@@ -262,7 +264,7 @@ func (inf *SharedIndexInformer[T]) HasSynced() bool {
 
 // WaitForCacheSync blocks until HasSynced is true, and returns true, or
 // until ctx is done, and returns false.
-func (inf *SharedIndexInformer[T]) WaitForCacheSync(ctx context.Context) bool {
+func (inf *Shared[T]) WaitForCacheSync(ctx context.Context) bool {
 	select {
 	case <-inf.syncedCh:
 		return true
@@ -274,7 +276,7 @@ func (inf *SharedIndexInformer[T]) WaitForCacheSync(ctx context.Context) bool {
 // LastSyncResourceVersion returns the resource version the cache is at: the
 // version of the last list or watch event applied by the reflector. It is
 // "" before Run.
-func (inf *SharedIndexInformer[T]) LastSyncResourceVersion() string {
+func (inf *Shared[T]) LastSyncResourceVersion() string {
 	if r := inf.reflector.Load(); r != nil {
 		return r.LastSyncResourceVersion()
 	}
@@ -282,7 +284,7 @@ func (inf *SharedIndexInformer[T]) LastSyncResourceVersion() string {
 }
 
 // IsStopped reports whether Run has returned (or is returning).
-func (inf *SharedIndexInformer[T]) IsStopped() bool {
+func (inf *Shared[T]) IsStopped() bool {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	return inf.state == stopped
@@ -293,7 +295,7 @@ func (inf *SharedIndexInformer[T]) IsStopped() bool {
 // started has exited, including handler goroutines: a handler stuck in a
 // call keeps Run from returning. Run may be called once; it returns
 // ErrAlreadyStarted after that, and nil when ctx ends it.
-func (inf *SharedIndexInformer[T]) Run(ctx context.Context) error {
+func (inf *Shared[T]) Run(ctx context.Context) error {
 	inf.mu.Lock()
 	if inf.state != notStarted {
 		inf.mu.Unlock()
@@ -305,9 +307,7 @@ func (inf *SharedIndexInformer[T]) Run(ctx context.Context) error {
 		Source:       inf.source,
 		Store:        syncingWriter[T]{inf: inf},
 		KeyFunc:      inf.userKey,
-		PageSize:     inf.pageSize,
-		ResyncPeriod: inf.resyncCheck,
-		ShouldResync: inf.shouldResync,
+		Settings:     inf.listWatch,
 		ErrorHandler: inf.report,
 		Clock:        inf.clock,
 		Metrics:      reflectorProvider(inf.provider),
@@ -335,6 +335,9 @@ func (inf *SharedIndexInformer[T]) Run(ctx context.Context) error {
 	if inf.detector != nil {
 		wg.Go(func() { inf.detector.run(ctx, inf.clock, inf.checkEvery) })
 	}
+	if inf.resyncCheck > 0 {
+		wg.Go(func() { inf.resyncLoop(ctx, inf.resyncCheck) })
+	}
 	inf.popLoop(ctx)
 	cancel()
 	inf.fifo.Close()
@@ -359,7 +362,7 @@ func reflectorProvider(p metrics.InformerProvider) metrics.ReflectorProvider {
 
 // popLoop applies the delta queue to the cache until ctx is done or the
 // queue is closed.
-func (inf *SharedIndexInformer[T]) popLoop(ctx context.Context) {
+func (inf *Shared[T]) popLoop(ctx context.Context) {
 	for {
 		_, err := inf.fifo.PopKeyed(ctx, inf.process)
 		if ctx.Err() != nil || inf.fifo.IsClosed() {
@@ -376,7 +379,7 @@ func (inf *SharedIndexInformer[T]) popLoop(ctx context.Context) {
 }
 
 // markSynced records that the initial list has been handed out.
-func (inf *SharedIndexInformer[T]) markSynced() {
+func (inf *Shared[T]) markSynced() {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if inf.synced {
@@ -394,7 +397,7 @@ func (inf *SharedIndexInformer[T]) markSynced() {
 // is the one the queue keyed them by (the informer's key function applied
 // to their object). Errors are reported after the lock is released, so that
 // an error handler may call back into the informer.
-func (inf *SharedIndexInformer[T]) process(key string, deltas cache.Deltas[T], initial bool) error {
+func (inf *Shared[T]) process(key string, deltas cache.Deltas[T], initial bool) error {
 	if len(deltas) == 0 {
 		return nil
 	}
@@ -414,7 +417,7 @@ func (inf *SharedIndexInformer[T]) process(key string, deltas cache.Deltas[T], i
 
 // applyLocked applies one delta to the cache and hands the matching
 // notification to the handlers.
-func (inf *SharedIndexInformer[T]) applyLocked(key string, d cache.Delta[T], initial bool) error {
+func (inf *Shared[T]) applyLocked(key string, d cache.Delta[T], initial bool) error {
 	old, exists, err := inf.indexer.GetByKey(key)
 	if err != nil {
 		return err
@@ -460,7 +463,7 @@ func (inf *SharedIndexInformer[T]) applyLocked(key string, d cache.Delta[T], ini
 	return nil
 }
 
-func (inf *SharedIndexInformer[T]) distributeLocked(key string, n notification[T], isSync bool) {
+func (inf *Shared[T]) distributeLocked(key string, n notification[T], isSync bool) {
 	inf.flushInitialLocked()
 	for _, l := range inf.listeners {
 		if isSync && !l.resyncDue {
@@ -481,7 +484,7 @@ const initialBatch = 256
 // the initial list (markSynced) flush the buffer first; and since the
 // initial list is popped before anything else, the last batch is flushed by
 // markSynced as soon as it is fully popped.
-func (inf *SharedIndexInformer[T]) bufferInitialLocked(key string, n notification[T]) {
+func (inf *Shared[T]) bufferInitialLocked(key string, n notification[T]) {
 	if inf.initialAdds == nil {
 		inf.initialAdds = make([]keyedNotification[T], 0, initialBatch)
 	}
@@ -492,7 +495,7 @@ func (inf *SharedIndexInformer[T]) bufferInitialLocked(key string, n notificatio
 }
 
 // flushInitialLocked hands the buffered initial adds to the listeners.
-func (inf *SharedIndexInformer[T]) flushInitialLocked() {
+func (inf *Shared[T]) flushInitialLocked() {
 	if len(inf.initialAdds) == 0 {
 		return
 	}
@@ -506,12 +509,11 @@ func (inf *SharedIndexInformer[T]) flushInitialLocked() {
 // syncingWriter is the store the reflector writes to: the delta queue, plus
 // a sync check after Replace, which catches an initial list with nothing in
 // it (no pop would follow to notice it).
-type syncingWriter[T cache.Object] struct{ inf *SharedIndexInformer[T] }
+type syncingWriter[T cache.Object] struct{ inf *Shared[T] }
 
 func (w syncingWriter[T]) Add(obj T) error    { return w.inf.fifo.Add(obj) }
 func (w syncingWriter[T]) Update(obj T) error { return w.inf.fifo.Update(obj) }
 func (w syncingWriter[T]) Delete(obj T) error { return w.inf.fifo.Delete(obj) }
-func (w syncingWriter[T]) Resync() error      { return w.inf.fifo.Resync() }
 
 func (w syncingWriter[T]) Replace(items []T, rv string) error {
 	w.reserve(items)
@@ -522,18 +524,13 @@ func (w syncingWriter[T]) Replace(items []T, rv string) error {
 	return err
 }
 
-// reserve offers a list that is about to fill an empty cache to the
-// indexer, if it takes the hint (cache.NewIndexer's do), so that it sizes
-// its maps once instead of growing them object by object as the pop loop
-// adds them. A cache that holds objects already gets no hint: a relist
+// reserve sizes an empty cache for a list about to fill it, so that its
+// maps are sized once instead of growing object by object as the pop loop
+// adds them. A cache that holds objects already is left alone: a relist
 // mostly updates what is there.
 func (w syncingWriter[T]) reserve(items []T) {
-	r, ok := w.inf.indexer.(interface {
-		Reserve(objs []T)
-		Len() int
-	})
-	if !ok || len(items) < 2 || r.Len() > 0 {
+	if len(items) < 2 || w.inf.indexer.Len() > 0 {
 		return
 	}
-	r.Reserve(items)
+	w.inf.indexer.Reserve(items)
 }

@@ -25,7 +25,7 @@ func BenchmarkSharedUpdatesFourHandlers(b *testing.B) {
 	for i := range objects {
 		src.Create(cm(fmt.Sprintf("o%d", i), 0))
 	}
-	inf, err := NewShared(SharedOptions[*corev1.ConfigMap]{Source: src})
+	inf, err := NewShared(Options[*corev1.ConfigMap]{Source: src})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,68 +5,14 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kinformer/kinformer/cache"
-	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
 )
-
-// reservingIndexer records the lists the informer offers its indexer.
-type reservingIndexer struct {
-	cache.Indexer[*corev1.ConfigMap]
-	calls, n atomic.Int64
-}
-
-func (g *reservingIndexer) Reserve(objs []*corev1.ConfigMap) {
-	g.calls.Add(1)
-	g.n.Store(int64(len(objs)))
-	g.Indexer.(interface{ Reserve([]*corev1.ConfigMap) }).Reserve(objs)
-}
-
-func (g *reservingIndexer) Len() int { return len(g.Indexer.ListKeys()) }
-
-func TestSharedOffersIndexerOnlyTheListThatFillsAnEmptyCache(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var g *reservingIndexer
-		r := newViewRecorder[*corev1.ConfigMap]()
-		h := startShared(t, 50, SharedOptions[*corev1.ConfigMap]{}, func(inf *cmInformer) {
-			g = &reservingIndexer{Indexer: inf.indexer}
-			inf.indexer = g
-			if _, err := inf.AddHandler(r, HandlerOptions{}); err != nil {
-				t.Fatal(err)
-			}
-		})
-		defer h.stop()
-		synctest.Wait()
-		h.update("o1")
-		synctest.Wait()
-		// A relist (the watch expired) finds the cache full: no second
-		// hint.
-		lists := h.lists()
-		h.src.SendError(listwatch.ErrExpired)
-		h.update("o2")
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		if got := h.lists(); got != lists+1 {
-			t.Fatalf("%d lists after the expired watch, want 1", got-lists)
-		}
-		if g.calls.Load() != 1 || g.n.Load() != 50 {
-			t.Fatalf("Reserve called %d times, last with %d objects; want once with 50", g.calls.Load(), g.n.Load())
-		}
-		if r.adds != 50 || r.initial != 50 || r.updates < 2 {
-			t.Fatalf("%d adds (%d initial), %d updates; want 50 (50), at least 2", r.adds, r.initial, r.updates)
-		}
-		if got, want := h.cacheVersions(), h.sourceVersions(); !maps.Equal(got, want) {
-			t.Fatalf("cache %v, source %v", got, want)
-		}
-	})
-}
 
 // An initial list several batches long, with a handler added while it is
 // (possibly) being popped: every handler sees each object once, and syncs.
@@ -76,7 +22,7 @@ func TestSharedInitialListInBatchesKeepsEveryHandlerConsistent(t *testing.T) {
 		early, late := newViewRecorder[*corev1.ConfigMap](), newViewRecorder[*corev1.ConfigMap]()
 		var regEarly, regLate *Registration
 		lateAdded := make(chan struct{})
-		h := startShared(t, n, SharedOptions[*corev1.ConfigMap]{}, func(inf *cmInformer) {
+		h := startShared(t, n, Options[*corev1.ConfigMap]{}, func(inf *cmInformer) {
 			var err error
 			if regEarly, err = inf.AddHandler(early, HandlerOptions{}); err != nil {
 				t.Fatal(err)
@@ -135,7 +81,7 @@ func TestSharedInitialAddsReachListenersOnceAndInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf, err := NewShared(SharedOptions[*corev1.ConfigMap]{Source: src}) // never run
+	inf, err := NewShared(Options[*corev1.ConfigMap]{Source: src}) // never run
 	if err != nil {
 		t.Fatal(err)
 	}

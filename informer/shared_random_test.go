@@ -17,6 +17,7 @@ import (
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/listwatch/fake"
 	"github.com/kinformer/kinformer/metrics"
+	"github.com/kinformer/kinformer/reflector"
 )
 
 // countingProvider counts merges per handler name.
@@ -39,7 +40,7 @@ func (p *countingProvider) NewHandlerMetrics(_, handler string) metrics.HandlerM
 
 // drained reports whether the informer's queue and every handler's backlog
 // are empty and no handler is in a call.
-func drained[T cache.Object](inf *SharedIndexInformer[T]) bool {
+func drained[T cache.Object](inf *Shared[T]) bool {
 	if inf.fifo.Len() > 0 {
 		return false
 	}
@@ -79,8 +80,8 @@ func randomRun(t *testing.T, seed uint64) {
 	}
 	prov := &countingProvider{merged: map[string]*atomic.Int64{}}
 	errs := &errSink{}
-	inf, err := NewShared(SharedOptions[*corev1.ConfigMap]{
-		Source: src, ErrorHandler: errs.add, Metrics: prov, PageSize: 7,
+	inf, err := NewShared(Options[*corev1.ConfigMap]{
+		Source: src, ErrorHandler: errs.add, Metrics: prov, ListWatch: reflector.Settings{PageSize: 7},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -183,14 +184,14 @@ func randomRun(t *testing.T, seed uint64) {
 	truth := versionsOf(src.Objects())
 	for range 3600 {
 		synctest.Wait()
-		if drained(inf) && maps.Equal(versionsOf(inf.GetIndexer().List()), truth) {
+		if drained(inf) && maps.Equal(versionsOf(inf.Cache().List()), truth) {
 			break
 		}
 		time.Sleep(time.Second)
 	}
 	synctest.Wait()
 
-	cached := versionsOf(inf.GetIndexer().List())
+	cached := versionsOf(inf.Cache().List())
 	if !maps.Equal(cached, truth) {
 		t.Fatalf("cache (%d objects) differs from the source (%d objects)", len(cached), len(truth))
 	}

@@ -35,7 +35,7 @@ func (s *errSink) all() []error {
 	return append([]error(nil), s.errs...)
 }
 
-type cmInformer = SharedIndexInformer[*corev1.ConfigMap]
+type cmInformer = Shared[*corev1.ConfigMap]
 
 // harness runs one shared informer over a fake source inside a synctest
 // bubble.
@@ -51,7 +51,7 @@ type harness struct {
 // startShared fills a fake source with objects o0..o(n-1), builds an
 // informer over it with opts (Source and ErrorHandler filled in), lets
 // setup add handlers, and runs it. The caller must call stop.
-func startShared(t *testing.T, n int, opts SharedOptions[*corev1.ConfigMap], setup func(*cmInformer)) *harness {
+func startShared(t *testing.T, n int, opts Options[*corev1.ConfigMap], setup func(*cmInformer)) *harness {
 	t.Helper()
 	src, err := fake.New(fake.Options[*corev1.ConfigMap]{})
 	if err != nil {
@@ -112,7 +112,7 @@ func (h *harness) update(name string) {
 }
 
 func (h *harness) cacheVersions() map[string]string {
-	return versionsOf(h.inf.GetIndexer().List())
+	return versionsOf(h.inf.Cache().List())
 }
 
 func (h *harness) sourceVersions() map[string]string {
@@ -123,7 +123,7 @@ func TestSharedDeliversInitialListThenLiveEventsToEarlyHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newViewRecorder[*corev1.ConfigMap]()
 		var reg *Registration
-		h := startShared(t, 20, SharedOptions[*corev1.ConfigMap]{}, func(inf *cmInformer) {
+		h := startShared(t, 20, Options[*corev1.ConfigMap]{}, func(inf *cmInformer) {
 			var err error
 			if reg, err = inf.AddHandler(r, HandlerOptions{}); err != nil {
 				t.Fatal(err)
@@ -166,7 +166,7 @@ func TestSharedDeliversInitialListThenLiveEventsToEarlyHandler(t *testing.T) {
 // add per cached object, flagged as initial, before any live event.
 func TestSharedLateHandlerGetsOneAddPerCachedObjectBeforeLiveEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := startShared(t, 100, SharedOptions[*corev1.ConfigMap]{}, nil)
+		h := startShared(t, 100, Options[*corev1.ConfigMap]{}, nil)
 		defer h.stop()
 		synctest.Wait()
 
@@ -221,7 +221,7 @@ func TestSharedLateHandlerGetsOneAddPerCachedObjectBeforeLiveEvents(t *testing.T
 // TestSharedRemoveHandlerStopsDeliveryAndEndsItsGoroutine.
 func TestSharedRemoveHandlerStopsDeliveryAndEndsItsGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := startShared(t, 5, SharedOptions[*corev1.ConfigMap]{}, nil)
+		h := startShared(t, 5, Options[*corev1.ConfigMap]{}, nil)
 		defer h.stop()
 		keep, gone := newViewRecorder[*corev1.ConfigMap](), newViewRecorder[*corev1.ConfigMap]()
 		h.addHandler(keep, HandlerOptions{})
@@ -265,7 +265,7 @@ func TestSharedBlockedHandlerDelaysNobodyAndBacklogStaysBounded(t *testing.T) {
 		blocked.gate = make(chan struct{})
 		fast := newViewRecorder[*corev1.ConfigMap]()
 		var blockedReg, fastReg *Registration
-		h := startShared(t, objects, SharedOptions[*corev1.ConfigMap]{}, func(inf *cmInformer) {
+		h := startShared(t, objects, Options[*corev1.ConfigMap]{}, func(inf *cmInformer) {
 			blockedReg, _ = inf.AddHandler(blocked, HandlerOptions{Name: "blocked"})
 			fastReg, _ = inf.AddHandler(fast, HandlerOptions{Name: "fast"})
 		})
@@ -335,7 +335,7 @@ func TestSharedRegistrationSyncsPerHandler(t *testing.T) {
 		slow := newViewRecorder[*corev1.ConfigMap]()
 		slow.gate = make(chan struct{})
 		var slowReg, fastReg *Registration
-		h := startShared(t, 3, SharedOptions[*corev1.ConfigMap]{}, func(inf *cmInformer) {
+		h := startShared(t, 3, Options[*corev1.ConfigMap]{}, func(inf *cmInformer) {
 			slowReg, _ = inf.AddHandler(slow, HandlerOptions{})
 			fastReg, _ = inf.AddHandler(newViewRecorder[*corev1.ConfigMap](), HandlerOptions{})
 		})
@@ -378,7 +378,7 @@ func TestSharedPanickingHandlerLeavesOthersAndItsSyncIntact(t *testing.T) {
 		wild := newViewRecorder[*corev1.ConfigMap]()
 		wild.onCall = func() { panic("wild") }
 		var wildReg *Registration
-		h := startShared(t, 4, SharedOptions[*corev1.ConfigMap]{}, func(inf *cmInformer) {
+		h := startShared(t, 4, Options[*corev1.ConfigMap]{}, func(inf *cmInformer) {
 			wildReg, _ = inf.AddHandler(wild, HandlerOptions{Name: "wild"})
 			inf.AddHandler(calm, HandlerOptions{})
 		})
@@ -412,7 +412,7 @@ func TestSharedPanickingHandlerLeavesOthersAndItsSyncIntact(t *testing.T) {
 func TestSharedResyncsEachHandlerAtItsOwnPeriod(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		every1, every3, never := newViewRecorder[*corev1.ConfigMap](), newViewRecorder[*corev1.ConfigMap](), newViewRecorder[*corev1.ConfigMap]()
-		h := startShared(t, 2, SharedOptions[*corev1.ConfigMap]{ResyncPeriod: 3 * time.Minute}, func(inf *cmInformer) {
+		h := startShared(t, 2, Options[*corev1.ConfigMap]{ResyncPeriod: 3 * time.Minute}, func(inf *cmInformer) {
 			inf.AddHandler(every1, HandlerOptions{ResyncPeriod: time.Minute})
 			inf.AddHandler(every3, HandlerOptions{})
 			inf.AddHandler(never, HandlerOptions{ResyncPeriod: -1})
@@ -449,7 +449,7 @@ func TestSharedResyncsEachHandlerAtItsOwnPeriod(t *testing.T) {
 func TestSharedTransformDropsManagedFieldsBeforeCaching(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newViewRecorder[*corev1.ConfigMap]()
-		h := startShared(t, 0, SharedOptions[*corev1.ConfigMap]{Transform: DropManagedFields[*corev1.ConfigMap]},
+		h := startShared(t, 0, Options[*corev1.ConfigMap]{Transform: DropManagedFields[*corev1.ConfigMap]},
 			func(inf *cmInformer) { inf.AddHandler(r, HandlerOptions{}) })
 		defer h.stop()
 		synctest.Wait()
@@ -462,7 +462,7 @@ func TestSharedTransformDropsManagedFieldsBeforeCaching(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		cached, ok, _ := h.inf.GetStore().GetByKey("ns/m")
+		cached, ok, _ := h.inf.Cache().GetByKey("ns/m")
 		if !ok || cached.ManagedFields != nil {
 			t.Errorf("cached object %v (present %v) keeps managedFields", cached, ok)
 		}
@@ -475,7 +475,7 @@ func TestSharedTransformDropsManagedFieldsBeforeCaching(t *testing.T) {
 func TestSharedAddIndexersBeforeAndAfterStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		byName := func(o *corev1.ConfigMap) ([]string, error) { return []string{o.Name}, nil }
-		h := startShared(t, 3, SharedOptions[*corev1.ConfigMap]{
+		h := startShared(t, 3, Options[*corev1.ConfigMap]{
 			Indexers: cache.Indexers[*corev1.ConfigMap]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.ConfigMap]},
 		}, nil)
 		defer h.stop()
@@ -483,10 +483,10 @@ func TestSharedAddIndexersBeforeAndAfterStart(t *testing.T) {
 		if err := h.inf.AddIndexers(cache.Indexers[*corev1.ConfigMap]{"name": byName}); err != nil {
 			t.Fatal(err)
 		}
-		if objs, err := h.inf.GetIndexer().ByIndex(cache.NamespaceIndex, "ns"); err != nil || len(objs) != 3 {
+		if objs, err := h.inf.Cache().ByIndex(cache.NamespaceIndex, "ns"); err != nil || len(objs) != 3 {
 			t.Errorf("namespace index: %d objects, %v; want 3", len(objs), err)
 		}
-		if objs, err := h.inf.GetIndexer().ByIndex("name", "o2"); err != nil || len(objs) != 1 {
+		if objs, err := h.inf.Cache().ByIndex("name", "o2"); err != nil || len(objs) != 1 {
 			t.Errorf("index added after start: %d objects, %v; want 1", len(objs), err)
 		}
 	})
@@ -498,10 +498,10 @@ func TestSharedAddIndexersBeforeAndAfterStart(t *testing.T) {
 // flag a real handler's write, lets the test run.)
 func TestSharedMutationDetectorReportsMutatedCachedObject(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := startShared(t, 2, SharedOptions[*corev1.ConfigMap]{MutationDetector: true}, nil)
+		h := startShared(t, 2, Options[*corev1.ConfigMap]{MutationDetector: true}, nil)
 		defer h.stop()
 		synctest.Wait()
-		obj, ok, _ := h.inf.GetStore().GetByKey("ns/o1")
+		obj, ok, _ := h.inf.Cache().GetByKey("ns/o1")
 		if !ok {
 			t.Fatal("o1 not cached")
 		}
@@ -529,7 +529,7 @@ func TestSharedMutationDetectorTurnedOnByEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf, err := NewShared(SharedOptions[*corev1.ConfigMap]{Source: src})
+	inf, err := NewShared(Options[*corev1.ConfigMap]{Source: src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +540,7 @@ func TestSharedMutationDetectorTurnedOnByEnvironment(t *testing.T) {
 
 func TestSharedLifecycle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := startShared(t, 1, SharedOptions[*corev1.ConfigMap]{}, nil)
+		h := startShared(t, 1, Options[*corev1.ConfigMap]{}, nil)
 		synctest.Wait()
 		if h.inf.IsStopped() {
 			t.Error("stopped while running")
@@ -570,7 +570,7 @@ func TestSharedDeliversMissedDeleteWithStateUnknown(t *testing.T) {
 		}
 		src.Create(cm("stays", 0))
 		src.Create(cm("goes", 0))
-		inf, err := NewShared(SharedOptions[*corev1.ConfigMap]{
+		inf, err := NewShared(Options[*corev1.ConfigMap]{
 			Source: src, ErrorHandler: func(error) {},
 		})
 		if err != nil {
@@ -585,7 +585,7 @@ func TestSharedDeliversMissedDeleteWithStateUnknown(t *testing.T) {
 		done := make(chan error)
 		go func() { done <- inf.Run(ctx) }()
 		synctest.Wait()
-		known, _, _ := inf.GetStore().GetByKey("ns/goes")
+		known, _, _ := inf.Cache().GetByKey("ns/goes")
 
 		src.ResetWatches() // the reflector backs off before watching again
 		synctest.Wait()

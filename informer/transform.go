@@ -13,7 +13,7 @@ type managedFieldsSetter interface {
 	SetManagedFields(managedFields []metav1.ManagedFieldsEntry)
 }
 
-// DropManagedFields is a transform (SharedOptions.Transform,
+// DropManagedFields is a transform (Options.Transform,
 // FactoryOptions.Transform) that clears metadata.managedFields, which
 // controllers rarely read and which often make up a large part of an
 // object's memory. It modifies obj in place, which transforms may do: the

@@ -84,7 +84,7 @@ func TestClusterDiscoveryMatchesBuiltinTable(t *testing.T) {
 	t.Logf("%d built-in resources match discovery", checked)
 	t.Cleanup(func() { closeIdle(cfg) })
 
-	pods, err := Typed[*corev1.Pod](cfg, SourceOptions{Namespace: "kube-system"})
+	pods, err := Typed[*corev1.Pod](cfg, SourceOptions{Selection: Selection{Namespace: "kube-system"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestClusterTypedListThenWatch(t *testing.T) {
 			return resp, err
 		})
 	}
-	cms, err := Typed[*corev1.ConfigMap](wrapped, SourceOptions{Namespace: "default"})
+	cms, err := Typed[*corev1.ConfigMap](wrapped, SourceOptions{Selection: Selection{Namespace: "default"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
 )
@@ -23,14 +22,14 @@ func ExampleNewFactory() {
 		log.Fatal(err)
 	}
 	f, err := kube.NewFactory(cfg, kube.FactoryOptions{
-		Informer: informer.FactoryOptions{Transform: informer.DropManagedFields[cache.Object]},
+		Transform: kube.DropManagedFields,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer f.Shutdown() // stops every informer and waits for its goroutines
 
-	pods, err := kube.Informer(f, informer.InformerOptions[*corev1.Pod]{Namespace: "shop"})
+	pods, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: "shop"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,7 +39,7 @@ func ExampleNewFactory() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	nodes, err := kube.Lister(f, informer.InformerOptions[*corev1.Node]{})
+	nodes, err := kube.Lister(f, kube.InformerOptions[*corev1.Node]{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func ExampleTyped() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	pods, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{Namespace: "default", LabelSelector: "app=web"})
+	pods, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{Selection: kube.Selection{Namespace: "default", LabelSelector: "app=web"}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func ExampleDynamic() {
 		log.Fatal(err)
 	}
 	gvr := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
-	widgets, err := kube.Dynamic(cfg, gvr, kube.SourceOptions{Namespace: "team-a"})
+	widgets, err := kube.Dynamic(cfg, gvr, kube.SourceOptions{Selection: kube.Selection{Namespace: "team-a"}})
 	if err != nil {
 		log.Fatal(err)
 	}

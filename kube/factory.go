@@ -3,31 +3,75 @@ package kube
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
+	"k8s.io/utils/clock"
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/metrics"
+	"github.com/kinformer/kinformer/reflector"
 )
 
-// FactoryOptions configures NewFactory. The zero value watches every
-// namespace, without resync, tweaks or transforms.
+// FactoryOptions configures NewFactory: the defaults of every informer the
+// factory makes, and what they share. The zero value watches every
+// namespace, without resync or transform, with the reflector's defaults.
 type FactoryOptions struct {
-	// Informer configures every informer of the factory: default
-	// namespace, resync, list-option tweaks, transform, error handler,
-	// clock, metrics and mutation detector.
-	Informer informer.FactoryOptions
+	// Namespace is the namespace of informers whose InformerOptions leave
+	// it empty; "" means every namespace.
+	Namespace string
+	// DefaultResync is the resync period of informers whose
+	// InformerOptions leave it zero (see informer.Options.ResyncPeriod).
+	DefaultResync time.Duration
+	// Transform, when set, edits every object of every informer that has
+	// no Transform of its own, in place, before it is cached: the object is
+	// not shared yet. It works on the object's metadata, which every
+	// Kubernetes object has, so it cannot change an object's type. An error
+	// skips that object and is reported. DropManagedFields is a ready one.
+	Transform func(metav1.Object) error
+	// ListWatch tunes how every informer lists and watches (page size,
+	// streaming lists, watch timeouts, back-off).
+	ListWatch reflector.Settings
+	// ErrorHandler receives every informer's errors (see
+	// informer.Options.ErrorHandler). Default: log with log/slog at level
+	// Error.
+	ErrorHandler func(error)
+	// Clock is every informer's clock. Default: the real clock.
+	Clock clock.WithTicker
+	// Metrics, when set, receives every informer's measurements.
+	Metrics metrics.InformerProvider
+	// MutationDetector turns the cache mutation detector on for every
+	// informer (see informer.Options.MutationDetector).
+	MutationDetector bool
 	// HTTPClient carries every request of every source (it must come from
 	// rest.HTTPClientFor of the same config). nil: NewFactory makes one.
 	HTTPClient *http.Client
+}
+
+// InformerOptions select and configure one informer of a Factory. The
+// Selection (with the source kind and resource) is what identifies the
+// informer; the other fields configure it when it is created.
+type InformerOptions[T cache.Object] struct {
+	// Selection says which objects are cached. An empty Namespace means
+	// the factory's; it is ignored for a cluster-scoped resource.
+	Selection
+	// ResyncPeriod, when not zero, replaces the factory's DefaultResync.
+	ResyncPeriod time.Duration
+	// Transform, when set, replaces the factory's Transform for this
+	// informer (see informer.Options.Transform).
+	Transform func(T) (T, error)
+	// Indexers are added to the informer's cache, by whichever call asks
+	// for them (indexes it already has are kept as they are).
+	Indexers cache.Indexers[T]
 }
 
 // SourceKind says how an informer's objects come from the server.
@@ -39,37 +83,45 @@ const (
 	SourceMetadata SourceKind = "metadata" // Metadata: *metav1.PartialObjectMetadata
 )
 
-// InformerKey identifies one informer of a Factory: the resource, how it is
-// served, and the informer package's key (Go type, namespace, selectors).
-type InformerKey struct {
-	Kind     SourceKind
-	Resource schema.GroupVersionResource
-	informer.InformerKey
+// Key identifies one informer of a Factory: how its objects are served,
+// the resource, and which objects of it are cached. Two requests with the
+// same Key get the same informer. It is comparable and printable, and it
+// keys Factory.WaitForCacheSync.
+type Key struct {
+	Source   SourceKind
+	Resource Resource
+	Selection
 }
 
-func (k InformerKey) String() string {
-	return fmt.Sprintf("%s %s (%s)", k.Kind, k.Resource.String(), k.InformerKey.String())
+func (k Key) String() string {
+	s := fmt.Sprintf("%s %s", k.Source, k.Resource.GVR.String())
+	if sel := k.Selection.String(); sel != "" {
+		s += " " + sel
+	}
+	return s
 }
 
-// group is the informer.Factory holding the informers of one source kind
-// and resource. Typed informers share one group: informer.Factory keys
-// them by Go type, which tells their resources apart. Dynamic and metadata
-// informers of different resources share a Go type, so each resource has
-// its own group.
-type group struct {
-	kind     SourceKind
-	resource schema.GroupVersionResource // empty for SourceTyped
+// runner is what the factory needs of an informer, whatever its T.
+type runner interface {
+	Run(ctx context.Context) error
+	WaitForCacheSync(ctx context.Context) bool
+}
+
+type entry struct {
+	informer runner
+	started  bool
 }
 
 // Factory hands out shared informers for a kube-apiserver, the generic
-// equivalent of client-go's generated factory: where client-go writes
+// equivalent of client-go's generated factories: where client-go writes
 // factory.Core().V1().Pods(), kinformer writes
 //
-//	pods, err := kube.Informer[*corev1.Pod](f, informer.InformerOptions[*corev1.Pod]{})
+//	pods, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{})
 //
-// with no code generation. There is one informer per (resource, source
-// kind, namespace, selectors) per factory, whoever asks for it; only the
-// first request configures it (see informer.InformerFor).
+// with no code generation. There is one informer per Key — source kind,
+// resource, namespace and selectors — per factory, whoever asks for it;
+// only the request that creates it configures it (resync, transform), and
+// later requests only add indexes.
 //
 // Every source of a factory shares one HTTP client (so one connection pool)
 // and one client-side rate limiter, built from the config's QPS and Burst
@@ -83,13 +135,17 @@ type Factory struct {
 	// Set by NewFactory, then read-only.
 	cfg        *rest.Config // carries the shared RateLimiter
 	httpClient *http.Client
-	opts       informer.FactoryOptions
+	opts       FactoryOptions
 
-	// mu guards the fields below. It is never held while calling an
-	// informer.Factory's Start, WaitForCacheSync or Shutdown.
-	mu     sync.Mutex
-	groups map[group]*informer.Factory
-	// shutdown is set by Shutdown; groups made later are shut down at once.
+	// wg counts the Run calls of started informers.
+	wg sync.WaitGroup
+
+	// mu guards the fields below. It is never held while waiting for an
+	// informer.
+	mu        sync.Mutex
+	informers map[Key]*entry
+	// cancels stop the informers started by each Start call.
+	cancels  []context.CancelFunc
 	shutdown bool
 }
 
@@ -114,125 +170,217 @@ func NewFactory(cfg *rest.Config, opts FactoryOptions) (*Factory, error) {
 			return nil, fmt.Errorf("kube: NewFactory: HTTP client: %w", err)
 		}
 	}
-	return &Factory{cfg: c, httpClient: hc, opts: opts.Informer, groups: make(map[group]*informer.Factory)}, nil
+	return &Factory{cfg: c, httpClient: hc, opts: opts, informers: make(map[Key]*entry)}, nil
 }
 
-// groupFor returns the informer.Factory of g, creating it on first use.
-func (f *Factory) groupFor(g group) *informer.Factory {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	inf, ok := f.groups[g]
-	if !ok {
-		inf = informer.NewFactory(f.opts)
-		if f.shutdown {
-			inf.Shutdown() // later Starts do nothing, as for the other groups
-		}
-		f.groups[g] = inf
-	}
-	return inf
-}
-
-func (f *Factory) sourceOptions(namespace string) SourceOptions {
-	return SourceOptions{Namespace: namespace, HTTPClient: f.httpClient}
+// DropManagedFields is a factory Transform that clears
+// metadata.managedFields, which controllers rarely read and which often
+// make up a large part of an object's memory.
+func DropManagedFields(obj metav1.Object) error {
+	obj.SetManagedFields(nil)
+	return nil
 }
 
 // Informer returns the factory's informer for the built-in resource served
-// as Go type T (for example *corev1.Pod), in the namespace and with the
-// selectors opts gives, creating it on first use. A namespace is ignored
-// for a cluster-scoped T. An informer created after Start runs from the
-// next Start. A T that is not a built-in resource is an error naming it.
-func Informer[T cache.Object](f *Factory, opts informer.InformerOptions[T]) (*informer.SharedIndexInformer[T], error) {
-	if _, err := ResourceFor[T](); err != nil {
+// as Go type T (for example *corev1.Pod), creating it on first use. A T
+// that is not a built-in resource, or a selector that does not parse, is
+// an error naming it. An informer created after Start runs from the next
+// Start.
+func Informer[T cache.Object](f *Factory, opts InformerOptions[T]) (*informer.Shared[T], error) {
+	res, err := ResourceFor[T]()
+	if err != nil {
 		return nil, err
 	}
-	return informer.InformerFor(f.groupFor(group{kind: SourceTyped}), opts, func(ns string) (listwatch.ListerWatcher[T], error) {
-		return Typed[T](f.cfg, f.sourceOptions(ns))
+	return informerFor(f, SourceTyped, res, opts, func(so SourceOptions) (listwatch.ListerWatcher[T], error) {
+		return Typed[T](f.cfg, so)
 	})
 }
 
 // Lister returns a lister over the cache of Informer[T](f, opts). It reads
 // what the informer has cached, so it is empty until the factory is
 // started and the informer synced (see Factory.WaitForCacheSync).
-func Lister[T informer.Labeled](f *Factory, opts informer.InformerOptions[T]) (informer.Lister[T], error) {
+func Lister[T informer.Labeled](f *Factory, opts InformerOptions[T]) (informer.Lister[T], error) {
 	inf, err := Informer(f, opts)
 	if err != nil {
 		return informer.Lister[T]{}, err
 	}
-	return informer.NewLister(inf.GetIndexer()), nil
+	return informer.NewLister(inf.Cache()), nil
 }
 
 // DynamicInformer returns the factory's informer for any resource (custom
 // resources included) as *unstructured.Unstructured, typically a Resource
-// from Resolve. res.Namespaced says whether a namespace applies.
-func DynamicInformer(f *Factory, res Resource, opts informer.InformerOptions[*unstructured.Unstructured]) (*informer.SharedIndexInformer[*unstructured.Unstructured], error) {
-	return informer.InformerFor(f.groupFor(group{kind: SourceDynamic, resource: res.GVR}), opts,
-		func(ns string) (listwatch.ListerWatcher[*unstructured.Unstructured], error) {
-			if !res.Namespaced {
-				ns = ""
-			}
-			return Dynamic(f.cfg, res.GVR, f.sourceOptions(ns))
-		})
+// from Resolve.
+func DynamicInformer(f *Factory, res Resource, opts InformerOptions[*unstructured.Unstructured]) (*informer.Shared[*unstructured.Unstructured], error) {
+	return informerFor(f, SourceDynamic, res, opts, func(so SourceOptions) (listwatch.ListerWatcher[*unstructured.Unstructured], error) {
+		return Dynamic(f.cfg, res.GVR, so)
+	})
 }
 
 // MetadataInformer returns the factory's informer for any resource reduced
-// to its metadata (see Metadata). res.Namespaced says whether a namespace
-// applies.
-func MetadataInformer(f *Factory, res Resource, opts informer.InformerOptions[*metav1.PartialObjectMetadata]) (*informer.SharedIndexInformer[*metav1.PartialObjectMetadata], error) {
-	return informer.InformerFor(f.groupFor(group{kind: SourceMetadata, resource: res.GVR}), opts,
-		func(ns string) (listwatch.ListerWatcher[*metav1.PartialObjectMetadata], error) {
-			if !res.Namespaced {
-				ns = ""
-			}
-			return Metadata(f.cfg, res.GVR, f.sourceOptions(ns))
-		})
+// to its metadata (see Metadata).
+func MetadataInformer(f *Factory, res Resource, opts InformerOptions[*metav1.PartialObjectMetadata]) (*informer.Shared[*metav1.PartialObjectMetadata], error) {
+	return informerFor(f, SourceMetadata, res, opts, func(so SourceOptions) (listwatch.ListerWatcher[*metav1.PartialObjectMetadata], error) {
+		return Metadata(f.cfg, res.GVR, so)
+	})
 }
 
-// Start starts every informer not started yet, each running until ctx is
-// done or Shutdown. It does not block, and does nothing after Shutdown.
-func (f *Factory) Start(ctx context.Context) {
-	for _, inf := range f.snapshot() {
-		inf.Start(ctx)
+// informerFor returns the informer of the key that kind, res and opts
+// name, creating it with a source from newSource on first use.
+func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts InformerOptions[T],
+	newSource func(SourceOptions) (listwatch.ListerWatcher[T], error)) (*informer.Shared[T], error) {
+	sel := opts.Selection
+	if sel.Namespace == "" {
+		sel.Namespace = f.opts.Namespace
 	}
-}
+	if !res.Namespaced {
+		sel.Namespace = ""
+	}
+	key := Key{Source: kind, Resource: res, Selection: sel}
+	if err := sel.Validate(); err != nil {
+		return nil, fmt.Errorf("kube: informer %s: %w", key, err)
+	}
 
-// snapshot returns the groups at this moment.
-func (f *Factory) snapshot() map[group]*informer.Factory {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make(map[group]*informer.Factory, len(f.groups))
-	for g, inf := range f.groups {
-		out[g] = inf
+	if e, ok := f.informers[key]; ok {
+		inf, ok := e.informer.(*informer.Shared[T])
+		if !ok { // two Go types for one resource: only a caller's mistake gets here
+			return nil, fmt.Errorf("kube: informer %s: already made for %T, asked for %T", key, e.informer, inf)
+		}
+		if err := addMissingIndexers(inf, opts.Indexers); err != nil {
+			return nil, fmt.Errorf("kube: informer %s: %w", key, err)
+		}
+		return inf, nil
 	}
-	return out
+
+	src, err := newSource(SourceOptions{Selection: sel, HTTPClient: f.httpClient})
+	if err != nil {
+		return nil, fmt.Errorf("kube: informer %s: new source: %w", key, err)
+	}
+	resync := opts.ResyncPeriod
+	if resync == 0 {
+		resync = f.opts.DefaultResync
+	}
+	transform := opts.Transform
+	if transform == nil && f.opts.Transform != nil {
+		transform = metadataTransform[T](f.opts.Transform)
+	}
+	inf, err := informer.NewShared(informer.Options[T]{
+		Name:             key.String(),
+		Source:           src,
+		Indexers:         opts.Indexers,
+		ResyncPeriod:     resync,
+		Transform:        transform,
+		ErrorHandler:     f.opts.ErrorHandler,
+		Clock:            f.opts.Clock,
+		Metrics:          f.opts.Metrics,
+		MutationDetector: f.opts.MutationDetector,
+		ListWatch:        f.opts.ListWatch,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kube: informer %s: %w", key, err)
+	}
+	f.informers[key] = &entry{informer: inf}
+	return inf, nil
+}
+
+// metadataTransform applies a factory's metadata transform to T, which
+// every object of this package's sources satisfies; any other T passes
+// unchanged.
+func metadataTransform[T cache.Object](fn func(metav1.Object) error) func(T) (T, error) {
+	return func(obj T) (T, error) {
+		if m, ok := any(obj).(metav1.Object); ok {
+			return obj, fn(m)
+		}
+		return obj, nil
+	}
+}
+
+func addMissingIndexers[T cache.Object](inf *informer.Shared[T], indexers cache.Indexers[T]) error {
+	if len(indexers) == 0 {
+		return nil
+	}
+	have := inf.Cache().GetIndexers()
+	missing := cache.Indexers[T]{}
+	for name, fn := range indexers {
+		if _, ok := have[name]; !ok {
+			missing[name] = fn
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return inf.AddIndexers(missing)
+}
+
+// Start starts every informer not started yet, each on a goroutine the
+// factory owns, running until ctx is done or Shutdown. It does not block,
+// and does nothing once Shutdown was called.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shutdown {
+		return
+	}
+	var runCtx context.Context
+	for key, e := range f.informers {
+		if e.started {
+			continue
+		}
+		if runCtx == nil {
+			var cancel context.CancelFunc
+			runCtx, cancel = context.WithCancel(ctx)
+			f.cancels = append(f.cancels, cancel)
+		}
+		e.started = true
+		inf := e.informer
+		f.wg.Go(func() {
+			if err := inf.Run(runCtx); err != nil {
+				f.report(fmt.Errorf("kube: informer %s: %w", key, err))
+			}
+		})
+	}
+}
+
+// report hands err to the factory's error handler, or logs it.
+func (f *Factory) report(err error) {
+	if f.opts.ErrorHandler != nil {
+		f.opts.ErrorHandler(err)
+		return
+	}
+	slog.Error("kinformer factory", "err", err)
 }
 
 // WaitForCacheSync waits until every started informer has synced, or ctx is
 // done, and reports for each whether it synced.
-func (f *Factory) WaitForCacheSync(ctx context.Context) map[InformerKey]bool {
-	res := make(map[InformerKey]bool)
-	for g, inf := range f.snapshot() {
-		for k, synced := range inf.WaitForCacheSync(ctx) {
-			key := InformerKey{Kind: g.kind, Resource: g.resource, InformerKey: k}
-			if g.kind == SourceTyped {
-				if b, err := resolveBuiltin(k.Type); err == nil {
-					key.Resource = b.gvk.GroupVersion().WithResource(b.resource)
-				}
-			}
-			res[key] = synced
+func (f *Factory) WaitForCacheSync(ctx context.Context) map[Key]bool {
+	f.mu.Lock()
+	started := make(map[Key]runner)
+	for key, e := range f.informers {
+		if e.started {
+			started[key] = e.informer
 		}
+	}
+	f.mu.Unlock()
+	res := make(map[Key]bool, len(started))
+	for key, inf := range started {
+		res[key] = inf.WaitForCacheSync(ctx)
 	}
 	return res
 }
 
 // Shutdown stops every informer the factory started, waits until all their
-// goroutines have exited, and closes the idle connections of the shared
-// HTTP client. Later Starts do nothing. It may be called more than once.
+// goroutines have exited (including handlers finishing their current call),
+// and closes the idle connections of the shared HTTP client. Later Starts
+// do nothing. It may be called more than once.
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true
-	f.mu.Unlock()
-	for _, inf := range f.snapshot() {
-		inf.Shutdown()
+	for _, cancel := range f.cancels {
+		cancel()
 	}
+	f.cancels = nil
+	f.mu.Unlock()
+	f.wg.Wait()
 	utilnet.CloseIdleConnectionsFor(f.httpClient.Transport)
 }

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
-	"github.com/kinformer/kinformer/informer"
 )
 
 // listWatchServer serves, in JSON, a fixed set of objects per collection
@@ -69,17 +68,17 @@ func TestFactoryInformerIsSharedPerResourceNamespaceAndSelectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	a, err := Informer(f, informer.InformerOptions[*corev1.Pod]{})
+	a, err := Informer(f, InformerOptions[*corev1.Pod]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Informer(f, informer.InformerOptions[*corev1.Pod]{})
-	other, _ := Informer(f, informer.InformerOptions[*corev1.Pod]{Namespace: "prod"})
-	selected, _ := Informer(f, informer.InformerOptions[*corev1.Pod]{LabelSelector: "app=web"})
+	b, _ := Informer(f, InformerOptions[*corev1.Pod]{})
+	other, _ := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "prod"}})
+	selected, _ := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{LabelSelector: "app=web"}})
 	if a != b || a == other || a == selected || other == selected {
 		t.Fatalf("sharing: a==b %v, a==other %v, a==selected %v", a == b, a == other, a == selected)
 	}
-	cms, _ := Informer(f, informer.InformerOptions[*corev1.ConfigMap]{})
+	cms, _ := Informer(f, InformerOptions[*corev1.ConfigMap]{})
 	if cms == nil {
 		t.Fatal("no config map informer")
 	}
@@ -88,11 +87,11 @@ func TestFactoryInformerIsSharedPerResourceNamespaceAndSelectors(t *testing.T) {
 	// type but never an informer.
 	pods := Resource{GVR: podsGVR, Namespaced: true}
 	widgets := Resource{GVR: widgetsGVR, Namespaced: true}
-	dp, _ := DynamicInformer(f, pods, informer.InformerOptions[*unstructured.Unstructured]{})
-	dp2, _ := DynamicInformer(f, pods, informer.InformerOptions[*unstructured.Unstructured]{})
-	dw, _ := DynamicInformer(f, widgets, informer.InformerOptions[*unstructured.Unstructured]{})
-	mp, _ := MetadataInformer(f, pods, informer.InformerOptions[*metav1.PartialObjectMetadata]{})
-	mw, _ := MetadataInformer(f, widgets, informer.InformerOptions[*metav1.PartialObjectMetadata]{})
+	dp, _ := DynamicInformer(f, pods, InformerOptions[*unstructured.Unstructured]{})
+	dp2, _ := DynamicInformer(f, pods, InformerOptions[*unstructured.Unstructured]{})
+	dw, _ := DynamicInformer(f, widgets, InformerOptions[*unstructured.Unstructured]{})
+	mp, _ := MetadataInformer(f, pods, InformerOptions[*metav1.PartialObjectMetadata]{})
+	mw, _ := MetadataInformer(f, widgets, InformerOptions[*metav1.PartialObjectMetadata]{})
 	if dp == nil || dp != dp2 || dp == dw || mp == nil || mp == mw {
 		t.Fatalf("dynamic/metadata sharing: dp==dp2 %v, dp==dw %v, mp==mw %v", dp == dp2, dp == dw, mp == mw)
 	}
@@ -104,7 +103,7 @@ func TestFactoryInformerRejectsNonBuiltinType(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	_, err = Informer(f, informer.InformerOptions[*metav1.PartialObjectMetadata]{})
+	_, err = Informer(f, InformerOptions[*metav1.PartialObjectMetadata]{})
 	if err == nil || !strings.Contains(err.Error(), "PartialObjectMetadata") {
 		t.Fatalf("err = %v, want one naming the type", err)
 	}
@@ -142,23 +141,23 @@ func TestFactorySyncsTypedDynamicAndMetadataInformersOverOneClient(t *testing.T)
 	counter := &countingTransport{inner: inner}
 	hc = &http.Client{Transport: counter}
 	f, err := NewFactory(cfg, FactoryOptions{
-		Informer:   informer.FactoryOptions{ErrorHandler: func(err error) { t.Error(err) }},
-		HTTPClient: hc,
+		ErrorHandler: func(err error) { t.Error(err) },
+		HTTPClient:   hc,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
 
-	pods, err := Lister(f, informer.InformerOptions[*corev1.Pod]{Namespace: "shop"})
+	pods, err := Lister(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := DynamicInformer(f, Resource{GVR: podsGVR, Namespaced: true}, informer.InformerOptions[*unstructured.Unstructured]{})
+	all, err := DynamicInformer(f, Resource{GVR: podsGVR, Namespaced: true}, InformerOptions[*unstructured.Unstructured]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := MetadataInformer(f, Resource{GVR: podsGVR, Namespaced: true}, informer.InformerOptions[*metav1.PartialObjectMetadata]{Namespace: "shop"})
+	meta, err := MetadataInformer(f, Resource{GVR: podsGVR, Namespaced: true}, InformerOptions[*metav1.PartialObjectMetadata]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,18 +170,18 @@ func TestFactorySyncsTypedDynamicAndMetadataInformersOverOneClient(t *testing.T)
 		t.Fatalf("synced %v, want 3 informers", synced)
 	}
 	for key, ok := range synced {
-		if !ok || key.Resource != podsGVR {
+		if !ok || key.Resource.GVR != podsGVR {
 			t.Errorf("%s: synced %v", key, ok)
 		}
 	}
 	if p, err := pods.Namespace("shop").Get("web-1"); err != nil || p.Spec.NodeName != "node-web-1" {
 		t.Errorf("typed lister: %v, %v", p, err)
 	}
-	if n := len(all.GetStore().List()); n != 3 {
+	if n := len(all.Cache().List()); n != 3 {
 		t.Errorf("dynamic informer (every namespace) cached %d pods, want 3", n)
 	}
-	if _, ok, _ := meta.GetStore().GetByKey("shop/web-0"); !ok || len(meta.GetStore().List()) != 2 {
-		t.Errorf("metadata informer cached %d objects, want shop's 2", len(meta.GetStore().List()))
+	if _, ok, _ := meta.Cache().GetByKey("shop/web-0"); !ok || len(meta.Cache().List()) != 2 {
+		t.Errorf("metadata informer cached %d objects, want shop's 2", len(meta.Cache().List()))
 	}
 	if counter.n.Load() < 3 {
 		t.Errorf("shared client carried %d requests, want every informer's", counter.n.Load())
@@ -190,7 +189,7 @@ func TestFactorySyncsTypedDynamicAndMetadataInformersOverOneClient(t *testing.T)
 
 	f.Shutdown()
 	// After Shutdown, new informers are never started.
-	late, err := Informer(f, informer.InformerOptions[*corev1.ConfigMap]{})
+	late, err := Informer(f, InformerOptions[*corev1.ConfigMap]{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,16 +212,16 @@ func TestFactoryIgnoresNamespaceForClusterScopedResources(t *testing.T) {
 		}
 		writeStatus(t, w, &metav1.Status{Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound})
 	})
-	f, err := NewFactory(cfg, FactoryOptions{Informer: informer.FactoryOptions{Namespace: "shop", ErrorHandler: func(error) {}}})
+	f, err := NewFactory(cfg, FactoryOptions{Namespace: "shop", ErrorHandler: func(error) {}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	if _, err := Informer(f, informer.InformerOptions[*corev1.Node]{}); err != nil {
+	if _, err := Informer(f, InformerOptions[*corev1.Node]{}); err != nil {
 		t.Fatal(err)
 	}
 	crd := Resource{GVR: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "clusterwidgets"}}
-	if _, err := DynamicInformer(f, crd, informer.InformerOptions[*unstructured.Unstructured]{}); err != nil {
+	if _, err := DynamicInformer(f, crd, InformerOptions[*unstructured.Unstructured]{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Start(t.Context())

@@ -49,7 +49,7 @@ func TestMetadataListAndWatchProtobuf(t *testing.T) {
 		}
 		writeBody(w, mediaProto, protoBytes(t, list))
 	})
-	lw, err := Metadata(cfg, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, SourceOptions{Namespace: "prod"})
+	lw, err := Metadata(cfg, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, SourceOptions{Selection: Selection{Namespace: "prod"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestDynamicListAndWatch(t *testing.T) {
 		}
 		writeBody(w, mediaJSON, b)
 	})
-	lw, err := Dynamic(cfg, widgetsGVR, SourceOptions{Namespace: "ns"})
+	lw, err := Dynamic(cfg, widgetsGVR, SourceOptions{Selection: Selection{Namespace: "ns"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -29,31 +31,87 @@ const (
 	DefaultBurst = 100
 )
 
-// SourceOptions narrow what a source lists and watches. The zero value means
-// every object of the resource, in every namespace.
-type SourceOptions struct {
+// Selection says which objects of a resource are listed, watched and
+// cached. The zero value is every object in every namespace. It is set in
+// one place for each source: SourceOptions for a source made by hand,
+// InformerOptions for one a Factory makes (where it is part of the Key).
+type Selection struct {
 	// Namespace restricts a namespaced resource to one namespace. It is
 	// ignored for cluster-scoped built-in resources (as client-go's
 	// factory does). For Dynamic and Metadata sources a non-empty
 	// Namespace means the resource is namespaced.
 	Namespace string
 	// LabelSelector and FieldSelector filter objects on the server, in its
-	// string syntax. They are combined (AND) with the selectors of each
-	// List or Watch call.
+	// string syntax ("app=web,tier!=db", "spec.nodeName=n1").
 	LabelSelector string
 	FieldSelector string
+}
+
+// Validate parses both selectors and returns an error naming the one that
+// does not parse, so that a typo is reported before any request is made
+// rather than as a failing watch.
+func (s Selection) Validate() error {
+	if _, err := labels.Parse(s.LabelSelector); err != nil {
+		return fmt.Errorf("label selector %q: %w", s.LabelSelector, err)
+	}
+	if _, err := fields.ParseSelector(s.FieldSelector); err != nil {
+		return fmt.Errorf("field selector %q: %w", s.FieldSelector, err)
+	}
+	return nil
+}
+
+// String renders the selection as "namespace=… labels=… fields=…",
+// leaving out what is empty.
+func (s Selection) String() string {
+	var parts []string
+	if s.Namespace != "" {
+		parts = append(parts, "namespace="+s.Namespace)
+	}
+	if s.LabelSelector != "" {
+		parts = append(parts, "labels="+s.LabelSelector)
+	}
+	if s.FieldSelector != "" {
+		parts = append(parts, "fields="+s.FieldSelector)
+	}
+	return strings.Join(parts, " ")
+}
+
+// SourceOptions configure a source made by hand (Typed, Dynamic,
+// Metadata). The zero value means every object of the resource, in every
+// namespace.
+type SourceOptions struct {
+	// Selection says which objects are listed and watched. The selectors
+	// are combined (AND) with those of each List or Watch call.
+	Selection
 	// HTTPClient, when set, carries every request (it must come from
 	// rest.HTTPClientFor of the same config). A factory passes one client
 	// to all its sources so they share connections even when client-go
 	// cannot cache the config's transport (custom Dial, WrapTransport,
 	// exec credentials). nil: rest.HTTPClientFor(cfg).
 	HTTPClient *http.Client
-	// DisableInterning turns off, for a Typed source, the sharing of
-	// repeated values between decoded objects (see internCodec): each
-	// object then owns all its strings, byte slices and maps. Interning
-	// saves memory on many similar objects (pods of one workload); leave
-	// it on unless the objects are mutated in place.
+	// DisableInterning turns off, for a Typed source, the interning of
+	// strings: by default each string of a decoded object's metadata, and
+	// of the pod spec and status it holds, is replaced by an equal one an
+	// earlier object got (label keys and values, images, owner names,
+	// ...). Go strings are immutable, so this sharing is invisible to
+	// callers, even to one who mutates an object; it saves about TODO
+	// bytes per cached pod (bench scenario pod-memory). DisableInterning
+	// also turns ShareMutableParts off.
 	DisableInterning bool
+	// ShareMutableParts makes a Typed source also share mutable values
+	// between the objects it decodes, when they are byte-identical on the
+	// wire: managedFields' FieldsV1 (pointer and bytes), container
+	// resource lists (maps), and a pod's containers, init containers,
+	// volumes, tolerations, security context, affinity, readiness gates,
+	// topology spread constraints and status conditions (slices, structs
+	// and everything they point to), decoded once per distinct encoding.
+	// An in-place change to one of those (appending to a pod's
+	// containers, setting a field of one, changing a resource list) then
+	// changes every object sharing it, not just one: turn this on only
+	// when nothing mutates decoded objects without deep-copying them
+	// first (the contract of objects in a cache anyway; the informer's
+	// mutation detector checks it). It saves TODO. Off by default.
+	ShareMutableParts bool
 }
 
 // source implements listwatch.ListerWatcher[T] for one resource. It is

@@ -40,7 +40,7 @@ func TestTypedListPagesProtobuf(t *testing.T) {
 		}
 		writeBody(w, mediaProto, protoBytes(t, list))
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{Namespace: "ns1", LabelSelector: "app=x"})
+	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{Selection: Selection{Namespace: "ns1", LabelSelector: "app=x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestTypedClusterScopedIgnoresNamespace(t *testing.T) {
 		}
 		writeBody(w, mediaProto, protoBytes(t, &corev1.NodeList{Items: []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}}}))
 	})
-	lw, err := Typed[*corev1.Node](cfg, SourceOptions{Namespace: "ignored"})
+	lw, err := Typed[*corev1.Node](cfg, SourceOptions{Selection: Selection{Namespace: "ignored"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,6 +120,9 @@ type Source[T Object] struct {
 	refuseUntilSet bool
 	refuseUntil    int64 // unix nanoseconds on opts.Clock
 	closeNext      int
+	// held are faults fired when no open watch could take them, at most
+	// one of each kind, in the order fired; see takeHeldLocked.
+	held []fault
 }
 
 // New returns an empty source at resource version 1.

@@ -78,6 +78,7 @@ func (s *Source[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatc
 		w.closed = true
 		return w, nil
 	}
+	s.takeHeldLocked(w)
 	if opts.TimeoutSeconds > 0 {
 		w.timer = s.clock.NewTimer(time.Duration(opts.TimeoutSeconds) * time.Second)
 	}

@@ -236,7 +236,7 @@ func (c *Controller[T]) Cache() cache.Reader[T] { return c.indexer.Reader() }
 // process applies one key's deltas to the indexer and tells the handler.
 // A failed indexer write is reported and the object skipped: retrying
 // cannot make a key or index function succeed.
-func (c *Controller[T]) process(deltas cache.Deltas[T], isInInitialList bool) error {
+func (c *Controller[T]) process(_ string, deltas cache.Deltas[T], isInInitialList bool) error {
 	for _, d := range deltas {
 		obj := d.Object
 		switch d.Type {

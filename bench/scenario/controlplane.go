@@ -302,7 +302,7 @@ func syncFromServer(ctx context.Context, side Side, kubeconfig string, want int,
 		if err != nil {
 			return ChildResult{}, err
 		}
-		opts := informer.SharedOptions[*corev1.Pod]{
+		opts := informer.Options[*corev1.Pod]{
 			Source:   src,
 			Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
 		}
@@ -320,7 +320,7 @@ func syncFromServer(ctx context.Context, side Side, kubeconfig string, want int,
 		}
 		done := make(chan struct{})
 		go func() { defer close(done); _ = inf.Run(ctx) }()
-		cached = func() []*corev1.Pod { return inf.GetIndexer().List() }
+		cached = func() []*corev1.Pod { return inf.Cache().List() }
 		wait = func() { cancel(); <-done }
 	case ClientGo:
 		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)

@@ -67,7 +67,7 @@ func startInformer(ctx context.Context, inf podInformer) (stop func() error) {
 // ---- kinformer ----
 
 type oursInformer struct {
-	inf    *informer.SharedIndexInformer[*corev1.Pod]
+	inf    *informer.Shared[*corev1.Pod]
 	lister informer.Lister[*corev1.Pod]
 	// mu guards errs, the errors the informer reported.
 	mu   sync.Mutex
@@ -76,7 +76,7 @@ type oursInformer struct {
 
 func newOursInformer(src *podSource) (*oursInformer, error) {
 	o := &oursInformer{}
-	inf, err := informer.NewShared(informer.SharedOptions[*corev1.Pod]{
+	inf, err := informer.NewShared(informer.Options[*corev1.Pod]{
 		Source:   oursSource{src},
 		Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
 		ErrorHandler: func(err error) {
@@ -92,7 +92,7 @@ func newOursInformer(src *podSource) (*oursInformer, error) {
 		return nil, err
 	}
 	o.inf = inf
-	o.lister = informer.NewLister(inf.GetIndexer())
+	o.lister = informer.NewLister(inf.Cache())
 	return o, nil
 }
 
@@ -120,7 +120,7 @@ func (o *oursInformer) run(ctx context.Context) error {
 	return errors.Join(append([]error{err}, o.errs...)...)
 }
 
-func (o *oursInformer) cached() []*corev1.Pod { return o.inf.GetIndexer().List() }
+func (o *oursInformer) cached() []*corev1.Pod { return o.inf.Cache().List() }
 
 func (o *oursInformer) get(namespace, name string) (*corev1.Pod, error) {
 	return o.lister.Namespace(namespace).Get(name)

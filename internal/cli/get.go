@@ -79,7 +79,7 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 	var objs []found
 	var missing []error
 	for _, l := range g.informers {
-		lister := informer.NewLister(l.inf.GetIndexer())
+		lister := informer.NewLister(l.inf.Cache())
 		if len(names) == 0 {
 			list, _ := lister.List(nil)
 			sortObjects(list, path)

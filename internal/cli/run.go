@@ -82,7 +82,7 @@ func (w *countingWatch[T]) Next() (listwatch.Event[T], error) {
 type live[T labeled] struct {
 	target   target
 	name     string
-	inf      *informer.SharedIndexInformer[T]
+	inf      *informer.Shared[T]
 	reg      *informer.Registration
 	progress *syncProgress
 	counters *informerCounters
@@ -134,16 +134,14 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 	var warnMu sync.Mutex
 	for _, t := range opts.session.targets {
 		src, err := opts.newSource(opts.session.cfg, t.res.GVR, kube.SourceOptions{
-			Namespace:     t.namespace,
-			LabelSelector: opts.global.LabelSelector,
-			FieldSelector: opts.global.FieldSelector,
+			Selection: kube.Selection{Namespace: t.namespace, LabelSelector: opts.global.LabelSelector, FieldSelector: opts.global.FieldSelector},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.arg, err)
 		}
 		l := &live[T]{target: t, name: informerName(t), progress: &syncProgress{}, fatal: make(chan error, 1), started: time.Now()}
 		l.counters = opts.collector.counters(l.name)
-		inf, err := informer.NewShared(informer.SharedOptions[T]{
+		inf, err := informer.NewShared(informer.Options[T]{
 			Name:      l.name,
 			Source:    &countingSource[T]{inner: src, p: l.progress},
 			Transform: informer.DropManagedFields[T],

@@ -71,7 +71,7 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 			name:      l.name,
 			resource:  resourceName(l.target),
 			namespace: l.target.namespace,
-			objects:   len(l.inf.GetIndexer().ListKeys()),
+			objects:   l.inf.Cache().Len(),
 			synced:    l.synced(),
 			syncTime:  l.syncTime(),
 			listed:    l.progress.items.Load(),

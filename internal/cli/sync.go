@@ -32,7 +32,7 @@ func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Strea
 				return err
 			}
 			for _, l := range g.informers {
-				fmt.Fprintln(streams.ErrOut, syncedLine(l.name, len(l.inf.GetIndexer().ListKeys()), l.syncTime()))
+				fmt.Fprintln(streams.ErrOut, syncedLine(l.name, l.inf.Cache().Len(), l.syncTime()))
 			}
 			return nil
 		case <-tick.C:

@@ -56,16 +56,16 @@ func TestWatchExpiredByCompactionRelists(t *testing.T) {
 	if err := env.CreateConfigMaps(t.Context(), ns, 20, testenv.BulkOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	src, err := kube.Typed[*corev1.ConfigMap](env.RESTConfig(), kube.SourceOptions{Namespace: ns})
+	src, err := kube.Typed[*corev1.ConfigMap](env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := newProbe(src)
-	r := runInformer(t, p, informer.SharedOptions[*corev1.ConfigMap]{}, false)
-	requireCacheMatches(t, r.inf.GetStore(), listConfigMaps(ns))
+	r := runInformer(t, p, informer.Options[*corev1.ConfigMap]{}, false)
+	requireCacheMatches(t, r.inf.Cache(), listConfigMaps(ns))
 	before := r.inf.LastSyncResourceVersion()
 	known := map[string]string{}
-	for _, cm := range r.inf.GetStore().List() {
+	for _, cm := range r.inf.Cache().List() {
 		known[cm.Name] = cm.ResourceVersion
 	}
 
@@ -96,7 +96,7 @@ func TestWatchExpiredByCompactionRelists(t *testing.T) {
 	}
 	p.resume()
 
-	requireCacheMatches(t, r.inf.GetStore(), listConfigMaps(ns))
+	requireCacheMatches(t, r.inf.Cache(), listConfigMaps(ns))
 	if !p.sawExpired() {
 		_, _, errs, _, _ := p.snapshot()
 		t.Errorf("no watch failed with 410 Gone after the compaction; watch errors: %v", errs)
@@ -135,9 +135,9 @@ func TestAPIServerRestartMidWatch(t *testing.T) {
 	if err := env.CreatePods(t.Context(), ns, 30, testenv.BulkOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	src := podSource(t, kube.SourceOptions{Namespace: ns})
-	r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{}, false)
-	requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+	src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
+	r := runInformer(t, src, informer.Options[*corev1.Pod]{}, false)
+	requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 	if n := src.openWatches(); n != 1 {
 		t.Fatalf("%d watches open before the restart, want 1", n)
 	}
@@ -155,7 +155,7 @@ func TestAPIServerRestartMidWatch(t *testing.T) {
 	if err := env.CreatePods(t.Context(), ns, 3, testenv.BulkOptions{NamePrefix: "after-"}); err != nil {
 		t.Fatal(err)
 	}
-	requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+	requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 	eventually(t, "new pods notified", func() (bool, string) {
 		return len(r.rec.of("after-2")) > 0 && len(r.rec.of("pod-0")) > 1, "not yet"
 	})
@@ -217,7 +217,7 @@ func TestUnreachableServerRetriesWithBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &backoffs{}
-	r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{Metrics: m}, true)
+	r := runInformer(t, src, informer.Options[*corev1.Pod]{Metrics: m}, true)
 	eventually(t, "three failures reported, two back-offs", func() (bool, string) {
 		return len(r.errs.all()) >= 3 && len(m.all()) >= 2, fmt.Sprintf("%d errors, back-offs %v", len(r.errs.all()), m.all())
 	})
@@ -251,7 +251,7 @@ func TestUnknownResourceIsAClearError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	if _, err := kube.Informer(f, informer.InformerOptions[*corev1.Binding]{}); err == nil {
+	if _, err := kube.Informer(f, kube.InformerOptions[*corev1.Binding]{}); err == nil {
 		t.Errorf("informer for Binding (not listable): no error")
 	}
 
@@ -260,7 +260,7 @@ func TestUnknownResourceIsAClearError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runInformer(t, src, informer.SharedOptions[*unstructured.Unstructured]{}, true)
+	r := runInformer(t, src, informer.Options[*unstructured.Unstructured]{}, true)
 	eventually(t, "failure reported", func() (bool, string) {
 		return len(r.errs.all()) > 0, "nothing reported yet"
 	})

@@ -87,7 +87,7 @@ func diff(got, want map[string]ident) string {
 // requireCacheMatches waits until store holds exactly the objects a fresh
 // list from the server returns (same names, versions and UIDs); list is
 // called anew at each attempt, since the cache may lag the server.
-func requireCacheMatches[T object, S object](t *testing.T, store cache.Store[T], list func(ctx context.Context) ([]S, error)) {
+func requireCacheMatches[T object, S object](t *testing.T, store cache.Reader[T], list func(ctx context.Context) ([]S, error)) {
 	t.Helper()
 	eventually(t, "cache equals a fresh list", func() (bool, string) {
 		objs, err := list(t.Context())
@@ -187,7 +187,7 @@ func (l *errorLog) all() []error {
 
 // running is an informer started by runInformer, with a recording handler.
 type running[T cache.Object] struct {
-	inf  *informer.SharedIndexInformer[T]
+	inf  *informer.Shared[T]
 	rec  *recorder[T]
 	errs *errorLog
 }
@@ -195,7 +195,7 @@ type running[T cache.Object] struct {
 // runInformer builds a shared informer over src, registers a recording
 // handler, runs it until the test ends (waiting for Run to return) and
 // waits for the handler to sync unless noWait.
-func runInformer[T cache.Object](t *testing.T, src listwatch.ListerWatcher[T], opts informer.SharedOptions[T], noWait bool) running[T] {
+func runInformer[T cache.Object](t *testing.T, src listwatch.ListerWatcher[T], opts informer.Options[T], noWait bool) running[T] {
 	t.Helper()
 	r := running[T]{rec: &recorder[T]{}, errs: &errorLog{}}
 	opts.Source = src

@@ -22,7 +22,7 @@ import (
 func newFactory(t *testing.T, errs *errorLog) *kube.Factory {
 	t.Helper()
 	f, err := kube.NewFactory(env.RESTConfig(), kube.FactoryOptions{
-		Informer: informer.FactoryOptions{ErrorHandler: errs.handle},
+		ErrorHandler: errs.handle,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,11 +57,11 @@ func TestLabelAndFieldSelectors(t *testing.T) {
 	const labelSel, fieldSel = "app=web", "metadata.name!=web-5"
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	labelled, err := kube.Informer(f, informer.InformerOptions[*corev1.Pod]{Namespace: ns, LabelSelector: labelSel})
+	labelled, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns, LabelSelector: labelSel}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	both, err := kube.Informer(f, informer.InformerOptions[*corev1.Pod]{Namespace: ns, LabelSelector: labelSel, FieldSelector: fieldSel})
+	both, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns, LabelSelector: labelSel, FieldSelector: fieldSel}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +70,14 @@ func TestLabelAndFieldSelectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	startAndSync(t, f, errs)
-	if n := len(labelled.GetStore().List()); n != 6 {
+	if n := len(labelled.Cache().List()); n != 6 {
 		t.Errorf("label selector: %d pods cached, want 6", n)
 	}
-	if n := len(both.GetStore().List()); n != 5 {
+	if n := len(both.Cache().List()); n != 5 {
 		t.Errorf("label and field selectors: %d pods cached, want 5", n)
 	}
-	requireCacheMatches(t, labelled.GetStore(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel}))
-	requireCacheMatches(t, both.GetStore(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel, FieldSelector: fieldSel}))
+	requireCacheMatches(t, labelled.Cache(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel}))
+	requireCacheMatches(t, both.Cache(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel, FieldSelector: fieldSel}))
 
 	// web-0 leaves the selection; db-0 joins it.
 	pods := env.Clientset().CoreV1().Pods(ns)
@@ -91,8 +91,8 @@ func TestLabelAndFieldSelectors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	requireCacheMatches(t, labelled.GetStore(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel}))
-	requireCacheMatches(t, both.GetStore(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel, FieldSelector: fieldSel}))
+	requireCacheMatches(t, labelled.Cache(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel}))
+	requireCacheMatches(t, both.Cache(), listPods(ns, metav1.ListOptions{LabelSelector: labelSel, FieldSelector: fieldSel}))
 	eventually(t, "selection changes notified", func() (bool, string) {
 		out, in := rec.of("web-0"), rec.of("db-0")
 		return len(out) == 2 && out[1].kind == "delete" && len(in) == 1 && in[0].kind == "add", "not yet"
@@ -171,7 +171,7 @@ func TestCustomResourceThroughDynamicSource(t *testing.T) {
 	}
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	inf, err := kube.DynamicInformer(f, res, informer.InformerOptions[*unstructured.Unstructured]{Namespace: ns})
+	inf, err := kube.DynamicInformer(f, res, kube.InformerOptions[*unstructured.Unstructured]{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestCustomResourceThroughDynamicSource(t *testing.T) {
 		}
 		return ptrs(l.Items), nil
 	}
-	requireCacheMatches(t, inf.GetStore(), list)
+	requireCacheMatches(t, inf.Cache(), list)
 
 	w3, err := widgets.Get(t.Context(), "w-3", metav1.GetOptions{})
 	if err != nil {
@@ -205,8 +205,8 @@ func TestCustomResourceThroughDynamicSource(t *testing.T) {
 	if _, err := widgets.Create(t.Context(), widget(ns, "w-new", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	requireCacheMatches(t, inf.GetStore(), list)
-	cached, ok, _ := inf.GetStore().GetByKey(ns + "/w-3")
+	requireCacheMatches(t, inf.Cache(), list)
+	cached, ok, _ := inf.Cache().GetByKey(ns + "/w-3")
 	if size, _, _ := unstructured.NestedInt64(cached.Object, "spec", "size"); !ok || size != 33 {
 		t.Errorf("cached w-3 has size %d, want 33", size)
 	}
@@ -232,7 +232,7 @@ func TestMetadataOnlyInformer(t *testing.T) {
 	}
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	inf, err := kube.MetadataInformer(f, res, informer.InformerOptions[*metav1.PartialObjectMetadata]{Namespace: ns})
+	inf, err := kube.MetadataInformer(f, res, kube.InformerOptions[*metav1.PartialObjectMetadata]{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,8 +248,8 @@ func TestMetadataOnlyInformer(t *testing.T) {
 		}
 		return ptrs(l.Items), nil
 	}
-	requireCacheMatches(t, inf.GetStore(), list)
-	for _, o := range inf.GetStore().List() {
+	requireCacheMatches(t, inf.Cache(), list)
+	for _, o := range inf.Cache().List() {
 		if o.Kind != "PartialObjectMetadata" || o.Labels["tier"] != "meta" || o.UID == "" {
 			t.Fatalf("cached %+v, want a pod's metadata", o)
 		}
@@ -260,8 +260,8 @@ func TestMetadataOnlyInformer(t *testing.T) {
 	if err := env.CreatePods(t.Context(), ns, 2, testenv.BulkOptions{NamePrefix: "more-"}); err != nil {
 		t.Fatal(err)
 	}
-	requireCacheMatches(t, inf.GetStore(), list)
-	lister := informer.NewLister(inf.GetIndexer())
+	requireCacheMatches(t, inf.Cache(), list)
+	lister := informer.NewLister(inf.Cache())
 	if _, err := lister.Namespace(ns).Get("more-1"); err != nil {
 		t.Errorf("lister: %v", err)
 	}

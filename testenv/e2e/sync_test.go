@@ -11,6 +11,7 @@ import (
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/reflector"
 	"github.com/kinformer/kinformer/testenv"
 )
 
@@ -47,25 +48,25 @@ func TestInitialSyncOf2000Pods(t *testing.T) {
 	}
 
 	t.Run("list from the watch cache", func(t *testing.T) {
-		src := podSource(t, kube.SourceOptions{Namespace: ns})
+		src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 		src.noStreaming = true
-		r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{PageSize: pageSize}, false)
-		if got := len(r.inf.GetStore().List()); got != n {
+		r := runInformer(t, src, informer.Options[*corev1.Pod]{ListWatch: reflector.Settings{PageSize: pageSize}}, false)
+		if got := len(r.inf.Cache().List()); got != n {
 			t.Fatalf("synced with %d pods, want %d", got, n)
 		}
 		lists, _, _, _, _ := src.snapshot()
 		if len(lists) == 0 || lists[0].opts.ResourceVersion != "0" || lists[0].opts.Limit != pageSize {
 			t.Fatalf("lists %+v, want a first list at \"0\" with limit %d", lists, pageSize)
 		}
-		requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+		requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 	})
 
 	t.Run("paged list from etcd", func(t *testing.T) {
-		src := podSource(t, kube.SourceOptions{Namespace: ns})
+		src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 		src.noStreaming = true
 		src.consistentLists = true
-		r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{PageSize: pageSize}, false)
-		if got := len(r.inf.GetStore().List()); got != n {
+		r := runInformer(t, src, informer.Options[*corev1.Pod]{ListWatch: reflector.Settings{PageSize: pageSize}}, false)
+		if got := len(r.inf.Cache().List()); got != n {
 			t.Fatalf("synced with %d pods, want %d", got, n)
 		}
 		lists, _, _, _, _ := src.snapshot()
@@ -98,13 +99,13 @@ func TestInitialSyncOf2000Pods(t *testing.T) {
 		if initial != n {
 			t.Errorf("handler got %d initial adds, want %d", initial, n)
 		}
-		requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+		requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 	})
 
 	t.Run("streaming list", func(t *testing.T) {
-		src := podSource(t, kube.SourceOptions{Namespace: ns})
-		r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{}, false)
-		if got := len(r.inf.GetStore().List()); got != n {
+		src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
+		r := runInformer(t, src, informer.Options[*corev1.Pod]{}, false)
+		if got := len(r.inf.Cache().List()); got != n {
 			t.Fatalf("synced with %d pods, want %d", got, n)
 		}
 		lists, watches, _, _, ends := src.snapshot()
@@ -114,7 +115,7 @@ func TestInitialSyncOf2000Pods(t *testing.T) {
 		if len(ends) != 1 {
 			t.Errorf("initial-events-end bookmarks %v, want 1", ends)
 		}
-		requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+		requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 	})
 }
 
@@ -126,8 +127,8 @@ func TestStreamingListFinishesAtItsBookmark(t *testing.T) {
 	if err := env.CreatePods(t.Context(), ns, 50, testenv.BulkOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	src := podSource(t, kube.SourceOptions{Namespace: ns})
-	r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{}, false)
+	src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
+	r := runInformer(t, src, informer.Options[*corev1.Pod]{}, false)
 	lists, watches, errs, bookmarks, ends := src.snapshot()
 	if len(lists) != 0 {
 		t.Errorf("%d plain lists, want none", len(lists))
@@ -143,7 +144,7 @@ func TestStreamingListFinishesAtItsBookmark(t *testing.T) {
 	if got, _ := strconv.ParseUint(r.inf.LastSyncResourceVersion(), 10, 64); end == 0 || got < end {
 		t.Errorf("synced at %q, want at least the end bookmark's %q", r.inf.LastSyncResourceVersion(), ends[0])
 	}
-	requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+	requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 
 	// The stream goes on after the bookmark: a new pod arrives on it.
 	if err := env.CreatePods(t.Context(), ns, 1, testenv.BulkOptions{NamePrefix: "late-"}); err != nil {
@@ -155,15 +156,15 @@ func TestStreamingListFinishesAtItsBookmark(t *testing.T) {
 	if _, watches, _, _, _ := src.snapshot(); len(watches) != 1 {
 		t.Errorf("%d watches, want the streaming list's only", len(watches))
 	}
-	requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+	requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 }
 
 // Added, Modified and Deleted reach the handler in order, each with the
 // server's versions, and the delete is not marked state-unknown.
 func TestEveryEventTypeInOrder(t *testing.T) {
 	ns := namespace(t, "events")
-	src := podSource(t, kube.SourceOptions{Namespace: ns})
-	r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{}, false)
+	src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
+	r := runInformer(t, src, informer.Options[*corev1.Pod]{}, false)
 
 	pods := env.Clientset().CoreV1().Pods(ns)
 	created, err := pods.Create(t.Context(), &corev1.Pod{
@@ -213,7 +214,7 @@ func TestEveryEventTypeInOrder(t *testing.T) {
 	if d := notes[len(notes)-1]; d.kind != "delete" || d.unknown {
 		t.Errorf("last notification %+v: want a delete with a known final state", d)
 	}
-	requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{}))
+	requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{}))
 	if errs := r.errs.all(); len(errs) != 0 {
 		t.Errorf("informer reported %v", errs)
 	}
@@ -223,9 +224,9 @@ func TestEveryEventTypeInOrder(t *testing.T) {
 // selects changes: pods outside its selector are written meanwhile.
 func TestBookmarksAdvanceTheResourceVersion(t *testing.T) {
 	ns := namespace(t, "bookmarks")
-	src := podSource(t, kube.SourceOptions{Namespace: ns, LabelSelector: "app=watched"})
+	src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns, LabelSelector: "app=watched"}})
 	src.watchTimeout = 5 // a bookmark comes ~2s before each watch's end
-	r := runInformer(t, src, informer.SharedOptions[*corev1.Pod]{}, false)
+	r := runInformer(t, src, informer.Options[*corev1.Pod]{}, false)
 	start, _ := strconv.ParseUint(r.inf.LastSyncResourceVersion(), 10, 64)
 
 	if err := env.CreatePods(t.Context(), ns, 5, testenv.BulkOptions{Labels: map[string]string{"app": "other"}}); err != nil {
@@ -252,5 +253,5 @@ func TestBookmarksAdvanceTheResourceVersion(t *testing.T) {
 	if notes := r.rec.all(); len(notes) != 0 {
 		t.Errorf("handler notified of %+v; the bookmarks should carry no objects", notes)
 	}
-	requireCacheMatches(t, r.inf.GetStore(), listPods(ns, metav1.ListOptions{LabelSelector: "app=watched"}))
+	requireCacheMatches(t, r.inf.Cache(), listPods(ns, metav1.ListOptions{LabelSelector: "app=watched"}))
 }

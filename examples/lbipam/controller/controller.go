@@ -28,7 +28,6 @@ import (
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
-	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/workqueue"
 )
 
@@ -58,9 +57,9 @@ type Controller struct {
 	opts    Options
 	client  kubernetes.Interface
 	alloc   *Allocator
-	factory *informer.Factory
+	factory *kube.Factory
 	// services is the shared informer of Services; lister reads its cache.
-	services *informer.SharedIndexInformer[*corev1.Service]
+	services *informer.Shared[*corev1.Service]
 	lister   informer.Lister[*corev1.Service]
 	queue    *workqueue.Queue[string]
 	log      *slog.Logger
@@ -88,22 +87,23 @@ func New(opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: client: %w", err)
 	}
+	factory, err := kube.NewFactory(opts.Config, kube.FactoryOptions{Namespace: opts.Namespace, Transform: kube.DropManagedFields})
+	if err != nil {
+		return nil, fmt.Errorf("controller: %w", err)
+	}
 	c := &Controller{
 		opts:    opts,
 		client:  client,
 		alloc:   alloc,
-		factory: informer.NewFactory(informer.FactoryOptions{Namespace: opts.Namespace, Transform: informer.DropManagedFields[cache.Object]}),
+		factory: factory,
 		queue:   workqueue.New(workqueue.Options[string]{Name: "lbipam"}),
 		log:     opts.Logger,
 	}
-	c.services, err = informer.InformerFor(c.factory, informer.InformerOptions[*corev1.Service]{},
-		func(namespace string) (listwatch.ListerWatcher[*corev1.Service], error) {
-			return kube.Typed[*corev1.Service](opts.Config, kube.SourceOptions{Namespace: namespace})
-		})
+	c.services, err = kube.Informer(c.factory, kube.InformerOptions[*corev1.Service]{})
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
 	}
-	c.lister = informer.NewLister(c.services.GetIndexer())
+	c.lister = informer.NewLister(c.services.Cache())
 	enqueue := func(svc *corev1.Service) {
 		if key, err := cache.MetaNamespaceKey(svc); err == nil {
 			c.queue.Add(key)
@@ -135,7 +135,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		}
 	}
 	c.adoptExisting()
-	c.log.Info("controller synced", "services", len(c.services.GetStore().ListKeys()), "addresses in use", c.alloc.Len())
+	c.log.Info("controller synced", "services", c.services.Cache().Len(), "addresses in use", c.alloc.Len())
 
 	var wg sync.WaitGroup
 	for range c.opts.Workers {

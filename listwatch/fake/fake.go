@@ -108,7 +108,8 @@ type Source[T Object] struct {
 
 	mu sync.Mutex // guards every field below
 	// rv is the current resource version; base is the compaction point:
-	// log holds the changes with versions in (base, rv].
+	// log holds the changes with versions in (base, rv], log[i] at version
+	// base+1+i (see compactToLocked for how it is trimmed).
 	rv, base int64
 	objects  map[string]T
 	log      []change[T]
@@ -235,12 +236,22 @@ func (s *Source[T]) Compact() {
 	s.compactToLocked(s.rv)
 }
 
+// compactToLocked forgets the changes at or before base. It costs the
+// number of changes dropped, never the number kept: the log's start moves
+// forward over its backing array (the dropped entries are cleared so they
+// pin no object), and append copies the kept entries into a new array only
+// when the old one is full. Each write therefore costs O(1) amortized,
+// whatever the window (BenchmarkFakeWriteWithCompactionWindow).
 func (s *Source[T]) compactToLocked(base int64) {
 	if base <= s.base {
 		return
 	}
 	drop := base - s.base
-	s.log = append(s.log[:0:0], s.log[drop:]...)
+	clear(s.log[:drop])
+	s.log = s.log[drop:]
+	if len(s.log) == 0 {
+		s.log = nil // all forgotten (Compact): release the array
+	}
 	s.base = base
 }
 

@@ -1,12 +1,26 @@
 // Package informer turns a source of objects into a local, indexed cache
 // plus change notifications.
 //
-// [Controller] is the plain informer: one reflector keeps a DeltaFIFO
-// filled from the source, and one pop loop applies the queued changes to
-// an indexer and tells one [Handler] about each, in order. The shared
-// informer, its factory and listers, built on the same pieces, serve many
-// handlers from one cache.
+// [Shared] is the shared informer: one reflector lists and watches the
+// source, one goroutine applies each change to the cache, and any number of
+// handlers, added and removed at any time, are told about each change on
+// goroutines of their own. [Controller] is the plain informer: the same
+// cache, one [Handler] called in order on the processing goroutine. Both
+// are configured by one options struct each ([Options],
+// [ControllerOptions]), with the list-and-watch tuning in
+// [reflector.Settings], and both offer the same reads: Cache, HasSynced,
+// WaitForCacheSync and LastSyncResourceVersion.
 //
-// Objects handed to handlers and read from an informer's indexer are
-// shared with every other reader and must not be mutated; copy them first.
+// The cache has one writer, the informer. Cache returns a
+// [cache.Reader], which has every read method and no write method; a
+// [Lister] reads it with typed, label-filtered results. Objects handed to
+// handlers and read from the cache are shared with every other reader and
+// must not be mutated; copy them first.
+//
+// Resync is the informer's own timer: it re-delivers cached objects to the
+// handlers whose resync period has come, without talking to the source.
+//
+// Informers for a kube-apiserver are usually obtained from kube.NewFactory,
+// which shares them by resource, namespace and selectors; NewShared is for
+// any other source, or for an informer nobody else should share.
 package informer

@@ -234,3 +234,79 @@ func TestFactoryIgnoresNamespaceForClusterScopedResources(t *testing.T) {
 		delete(want, p)
 	}
 }
+
+func TestFactoryRejectsBadSelectorsBeforeAnyRequest(t *testing.T) {
+	f, err := NewFactory(&rest.Config{Host: "http://127.0.0.1:1"}, FactoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Shutdown()
+	for _, tc := range []struct {
+		sel  Selection
+		want string
+	}{
+		{Selection{LabelSelector: "app in (web"}, `label selector "app in (web"`},
+		{Selection{FieldSelector: "spec.nodeName"}, `field selector "spec.nodeName"`},
+	} {
+		_, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: tc.sel})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v, want one naming %s", tc.sel, err, tc.want)
+		}
+	}
+	if synced := f.WaitForCacheSync(t.Context()); len(synced) != 0 {
+		t.Errorf("rejected informers were registered: %v", synced)
+	}
+}
+
+// A cluster-scoped resource has one informer whatever namespace is asked
+// for, and its key says no namespace.
+func TestFactoryIgnoresNamespaceForClusterScopedResources(t *testing.T) {
+	f, err := NewFactory(&rest.Config{Host: "http://127.0.0.1:1"}, FactoryOptions{Namespace: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Shutdown()
+	a, err := Informer(f, InformerOptions[*corev1.Node]{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Informer(f, InformerOptions[*corev1.Node]{Selection: Selection{Namespace: "other"}})
+	if a != b {
+		t.Fatal("two informers for one cluster-scoped resource")
+	}
+	if want := "typed /v1, Resource=nodes"; a.Name() != want {
+		t.Errorf("informer name %q, want %q", a.Name(), want)
+	}
+}
+
+// The factory's Transform edits objects in place through their metadata:
+// it cannot return another type, and it runs before objects are cached.
+func TestFactoryTransformRunsBeforeCaching(t *testing.T) {
+	withFields := pod("shop", "web-0", "8")
+	withFields.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}
+	cfg := listWatchServer(t, map[string][]runtime.Object{"/api/v1/namespaces/shop/pods": {withFields}})
+	f, err := NewFactory(cfg, FactoryOptions{Transform: DropManagedFields, ErrorHandler: func(err error) { t.Error(err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Shutdown()
+	pods, err := Lister(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	f.Start(ctx)
+	for key, ok := range f.WaitForCacheSync(ctx) {
+		if !ok {
+			t.Fatalf("%s did not sync", key)
+		}
+	}
+	p, err := pods.Namespace("shop").Get("web-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.ManagedFields) != 0 {
+		t.Fatalf("cached pod keeps managedFields %v", p.ManagedFields)
+	}
+}

@@ -3,22 +3,21 @@ package kube
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-
-	"github.com/kinformer/kinformer/listwatch"
 )
+
+// The interning machinery and its own tests are in internal/intern; these
+// check what a Typed source does with it.
 
 // workloadPod is richPod with the managedFields the server adds: the same
 // FieldsV1 for every pod, a different time per pod.
@@ -47,223 +46,157 @@ func workloadPods(n int) []corev1.Pod {
 	return pods
 }
 
-func internedPodCodec(t testing.TB) *codec[*corev1.Pod] {
+func internedPodCodec(t testing.TB, opts SourceOptions) *codec[*corev1.Pod] {
 	c := podCodec(t)
-	internCodec(c)
+	internCodec(c, opts)
 	return c
 }
 
-// decodeBoth decodes the same list body with and without interning and
-// checks each interned pod equals its un-interned decode.
-func decodeBoth(t *testing.T, body []byte, proto bool) []*corev1.Pod {
-	t.Helper()
-	plain, err := podCodec(t).list(body, proto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	interned, err := internedPodCodec(t).list(body, proto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plain.Items) != len(interned.Items) {
-		t.Fatalf("%d items interned, %d plain", len(interned.Items), len(plain.Items))
-	}
-	for i := range plain.Items {
-		if !reflect.DeepEqual(plain.Items[i], interned.Items[i]) || !apiequality.Semantic.DeepEqual(plain.Items[i], interned.Items[i]) {
-			t.Fatalf("item %d differs after interning:\n%v\n%v", i, plain.Items[i], interned.Items[i])
-		}
-	}
-	return interned.Items
+// sameString reports whether a and b share their bytes.
+func sameString(a, b string) bool {
+	return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer()
 }
 
-func sameString(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+var internModes = []SourceOptions{{}, {ShareMutableParts: true}, {DisableInterning: true}}
 
-// assertShared checks that pods decoded one by one share their repeated
-// values: the same backing arrays, not equal copies.
-func assertShared(t *testing.T, pods []*corev1.Pod) {
-	t.Helper()
-	a, b := pods[1], pods[len(pods)-1]
-	for i := range a.ManagedFields {
-		ra, rb := a.ManagedFields[i].FieldsV1.Raw, b.ManagedFields[i].FieldsV1.Raw
-		if unsafe.SliceData(ra) != unsafe.SliceData(rb) || cap(ra) != len(ra) {
-			t.Errorf("managedFields[%d] FieldsV1 not shared (or capacity beyond length)", i)
-		}
-		if !sameString(a.ManagedFields[i].Manager, b.ManagedFields[i].Manager) {
-			t.Errorf("managedFields[%d] manager not shared", i)
-		}
-		if a.ManagedFields[i].Time == b.ManagedFields[i].Time {
-			t.Errorf("managedFields[%d] times (different values) shared", i)
-		}
-	}
-	for k, v := range a.Labels {
-		for k2, v2 := range b.Labels {
-			if k == k2 && (!sameString(k, k2) || (v == v2 && !sameString(v, v2))) {
-				t.Errorf("label %s not shared", k)
-			}
-		}
-	}
-	if sameString(a.Annotations["checksum/config"], b.Annotations["checksum/config"]) {
-		t.Error("distinct annotation values share memory")
-	}
-	checks := map[string][2]string{
-		"namespace":      {a.Namespace, b.Namespace},
-		"owner name":     {a.OwnerReferences[0].Name, b.OwnerReferences[0].Name},
-		"image":          {a.Spec.Containers[1].Image, b.Spec.Containers[1].Image},
-		"env value":      {a.Spec.Containers[0].Env[1].Value, b.Spec.Containers[0].Env[1].Value},
-		"toleration key": {a.Spec.Tolerations[0].Key, b.Spec.Tolerations[0].Key},
-		"status image":   {a.Status.ContainerStatuses[0].Image, b.Status.ContainerStatuses[0].Image},
-		"phase":          {string(a.Status.Phase), string(b.Status.Phase)},
-	}
-	for what, s := range checks {
-		if !sameString(s[0], s[1]) {
-			t.Errorf("%s not shared", what)
-		}
-	}
-	if reflect.ValueOf(a.Spec.Containers[0].Resources.Requests).UnsafePointer() !=
-		reflect.ValueOf(b.Spec.Containers[0].Resources.Requests).UnsafePointer() {
-		t.Error("resource requests not shared")
-	}
-	if sameString(a.Name, b.Name) {
-		t.Error("names unexpectedly shared")
-	}
+func modeName(opts SourceOptions) string {
+	return fmt.Sprintf("DisableInterning=%v ShareMutableParts=%v", opts.DisableInterning, opts.ShareMutableParts)
 }
 
-// assertSharedDecode checks that protobuf-decoded pods share the decode of
-// their containers, volumes, tolerations and conditions.
-func assertSharedDecode(t *testing.T, pods []*corev1.Pod) {
-	t.Helper()
-	a, b := pods[1], pods[len(pods)-1]
-	if &a.Spec.Containers[0] != &b.Spec.Containers[0] || &a.Spec.Volumes[0] != &b.Spec.Volumes[0] ||
-		&a.Spec.Tolerations[0] != &b.Spec.Tolerations[0] || &a.Status.Conditions[0] != &b.Status.Conditions[0] {
-		t.Error("containers, volumes, tolerations or conditions not shared")
+// TestInternedListsAndWatchesEqualPlainDecode decodes lists and watch
+// streams, protobuf and JSON, in every interning mode, and checks each pod
+// equals its plain decode; with interning on, their images share memory.
+func TestInternedListsAndWatchesEqualPlainDecode(t *testing.T) {
+	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: workloadPods(20)}
+	var protoStream, jsonStream []byte
+	for i := range list.Items {
+		protoStream = append(protoStream, protoFrame(t, "ADDED", &list.Items[i])...)
+		jsonStream = append(jsonStream, jsonFrame(t, "ADDED", &list.Items[i])...)
 	}
-	if cap(a.Spec.Containers) != len(a.Spec.Containers) {
-		t.Error("shared slice with capacity beyond its length")
+	decode := map[string]func(c *codec[*corev1.Pod]) ([]*corev1.Pod, error){
+		"protobuf list": func(c *codec[*corev1.Pod]) ([]*corev1.Pod, error) {
+			page, err := c.list(protoBytes(t, list), true)
+			return page.Items, err
+		},
+		"JSON list": func(c *codec[*corev1.Pod]) ([]*corev1.Pod, error) {
+			page, err := c.list(jsonBytes(t, list), false)
+			return page.Items, err
+		},
+		"protobuf watch": func(c *codec[*corev1.Pod]) ([]*corev1.Pod, error) { return watchPods(c, protoStream, true) },
+		"JSON watch":     func(c *codec[*corev1.Pod]) ([]*corev1.Pod, error) { return watchPods(c, jsonStream, false) },
 	}
-	if &a.Status.ContainerStatuses[0] == &b.Status.ContainerStatuses[0] {
-		t.Error("container statuses (not a shared field) shared")
-	}
-}
-
-func TestInternedProtobufListEqualsPlainDecodeAndShares(t *testing.T) {
-	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: workloadPods(50)}
-	pods := decodeBoth(t, protoBytes(t, list), true)
-	assertShared(t, pods)
-	assertSharedDecode(t, pods)
-}
-
-// TestInternedPodDecodeEqualsPlainDecode checks the shared decode against
-// the plain one on pods whose shared fields are not all alike, and on
-// encodings the apiserver does not write (shared fields interleaved with
-// others, a spec in two parts), which must decode the same.
-func TestInternedPodDecodeEqualsPlainDecode(t *testing.T) {
-	var raws [][]byte
-	for i := range 30 {
-		p := workloadPod(i)
-		if i%3 == 0 {
-			p.Spec.Containers[0].Image += fmt.Sprint(i)
-			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse}}
-		}
-		if i%5 == 0 {
-			p.Spec.Volumes = []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
-			p.Spec.SecurityContext = &corev1.PodSecurityContext{RunAsUser: new(int64(1000))}
-		}
-		raw, err := p.Marshal()
+	for what, decode := range decode {
+		plain, err := decode(podCodec(t))
 		if err != nil {
 			t.Fatal(err)
 		}
-		raws = append(raws, raw)
-	}
-	spec := func(fields ...[]byte) []byte { // a Pod whose spec is the given fields
-		var b []byte
-		for _, f := range fields {
-			b = append(b, f...)
-		}
-		return append(binary.AppendUvarint([]byte{podSpecField<<3 | wireBytes}, uint64(len(b))), b...)
-	}
-	field := func(num uint64, m interface{ Marshal() ([]byte, error) }) []byte {
-		v, _ := m.Marshal()
-		return append(binary.AppendUvarint(binary.AppendUvarint(nil, num<<3|wireBytes), uint64(len(v))), v...)
-	}
-	c1, c2 := &corev1.Container{Name: "a"}, &corev1.Container{Name: "b"}
-	node := append([]byte{10<<3 | wireBytes, 1}, 'n')
-	raws = append(raws,
-		spec(field(2, c1), node, field(2, c2)),                  // containers split by nodeName
-		append(spec(field(2, c1)), spec(field(2, c2), node)...), // two specs
-		spec(field(2, c1), field(1, &corev1.Volume{Name: "v"}), field(2, c2)),
-		[]byte{0x12, 0x05, 0x12, 0x09}, // truncated
-	)
-	plain, interned := podCodec(t), internedPodCodec(t)
-	for i, raw := range raws {
-		for range 2 { // the second decode finds its fields in the tables
-			want, wantErr := plain.protoObject(raw)
-			got, err := interned.protoObject(raw)
-			if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
-				t.Fatalf("pod %d: interned %v (%v), plain %v (%v)", i, got, err, want, wantErr)
+		for _, opts := range internModes {
+			pods, err := decode(internedPodCodec(t, opts))
+			if err != nil || len(pods) != len(plain) {
+				t.Fatalf("%s %s: %d pods, %v", what, modeName(opts), len(pods), err)
+			}
+			for i := range pods {
+				if !reflect.DeepEqual(pods[i], plain[i]) || !apiequality.Semantic.DeepEqual(pods[i], plain[i]) {
+					t.Fatalf("%s %s: pod %d differs from its plain decode:\n%v\n%v", what, modeName(opts), i, pods[i], plain[i])
+				}
+			}
+			a, b := pods[1], pods[len(pods)-1]
+			shared := sameString(a.Spec.Containers[1].Image, b.Spec.Containers[1].Image) &&
+				sameString(a.Labels["app"], b.Labels["app"])
+			if shared == opts.DisableInterning {
+				t.Errorf("%s %s: strings shared=%v", what, modeName(opts), shared)
 			}
 		}
 	}
 }
 
-// FuzzInternedPodDecode checks that the shared decode of any bytes equals
-// the plain decode.
-func FuzzInternedPodDecode(f *testing.F) {
-	raw, _ := workloadPod(1).Marshal()
-	f.Add(raw)
-	plain, interned := podCodec(f), internedPodCodec(f)
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		want, wantErr := plain.protoObject(raw)
-		got, err := interned.protoObject(raw)
-		if (err != nil) != (wantErr != nil) || (err == nil && !apiequality.Semantic.DeepEqual(got, want)) {
-			t.Fatalf("interned %v (%v), plain %v (%v)", got, err, want, wantErr)
-		}
-	})
+func watchPods(c *codec[*corev1.Pod], stream []byte, proto bool) ([]*corev1.Pod, error) {
+	events, err := decodeAll(c, stream, proto)
+	if err != io.EOF {
+		return nil, err
+	}
+	pods := make([]*corev1.Pod, len(events))
+	for i, e := range events {
+		pods[i] = e.Object
+	}
+	return pods, nil
 }
 
-func TestInternedJSONListEqualsPlainDecodeAndShares(t *testing.T) {
-	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: workloadPods(50)}
-	pods := decodeBoth(t, jsonBytes(t, list), false)
-	assertShared(t, pods)
+// mutate changes, in place, the parts of p that ShareMutableParts shares,
+// and returns what each of those reads afterwards, by name.
+func mutate(p *corev1.Pod) map[string]string {
+	c := &p.Spec.Containers[0]
+	c.Image = "mutated"
+	c.Env[0].Value = "mutated"
+	c.Resources.Requests[corev1.ResourceCPU] = resource.MustParse("7")
+	p.Spec.Volumes[0].Name = "mutated"
+	p.Spec.Tolerations[0].Key = "mutated"
+	p.Status.Conditions[0].Reason = "mutated"
+	p.ManagedFields[0].FieldsV1.Raw[0] = ' '
+	return mutated(p)
 }
 
-func TestInternedWatchEventsEqualPlainDecodeAndShare(t *testing.T) {
-	for _, proto := range []bool{true, false} {
-		var stream []byte
-		for i := range 20 {
-			p := workloadPod(i)
-			if proto {
-				stream = append(stream, protoFrame(t, "ADDED", p)...)
-			} else {
-				stream = append(stream, jsonFrame(t, "ADDED", p)...)
-			}
-		}
-		plain, err := decodeAll(podCodec(t), stream, proto)
-		if err != io.EOF {
+func mutated(p *corev1.Pod) map[string]string {
+	cpu := p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
+	return map[string]string{
+		"container image":     p.Spec.Containers[0].Image,
+		"container env value": p.Spec.Containers[0].Env[0].Value,
+		"container resources": cpu.String(),
+		"volume name":         p.Spec.Volumes[0].Name,
+		"toleration key":      p.Spec.Tolerations[0].Key,
+		"condition reason":    p.Status.Conditions[0].Reason,
+		"managedFields":       string(p.ManagedFields[0].FieldsV1.Raw[:1]),
+	}
+}
+
+// TestMutationReachesOtherPodsOnlyWithShareMutableParts decodes one pod's
+// bytes twice, mutates the first decode in place, and checks the second:
+// untouched by default (strings are interned, but a string field can only
+// be replaced, never changed in place), and changed in every mutated part
+// with ShareMutableParts, which shares the containers, volumes,
+// tolerations, conditions, resource lists and FieldsV1 themselves. An
+// append to the first pod's containers reaches the second in no mode.
+func TestMutationReachesOtherPodsOnlyWithShareMutableParts(t *testing.T) {
+	raw, err := workloadPod(1).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range internModes {
+		name := modeName(opts)
+		c := internedPodCodec(t, opts)
+		a, err := c.protoObject(raw)
+		if err != nil {
 			t.Fatal(err)
 		}
-		interned, err := decodeAll(internedPodCodec(t), stream, proto)
-		if err != io.EOF || len(interned) != len(plain) {
+		b, err := c.protoObject(raw)
+		if err != nil {
 			t.Fatal(err)
 		}
-		var pods []*corev1.Pod
-		for i := range plain {
-			if !reflect.DeepEqual(plain[i], interned[i]) {
-				t.Fatalf("proto=%v: event %d differs after interning", proto, i)
-			}
-			pods = append(pods, interned[i].Object)
+		changed := mutate(a)
+		a.Spec.Containers = append(a.Spec.Containers, corev1.Container{Name: "appended"})
+		if len(b.Spec.Containers) != 2 {
+			t.Errorf("%s: an append to one pod's containers reached another: %d containers", name, len(b.Spec.Containers))
 		}
-		assertShared(t, pods)
-		if proto {
-			assertSharedDecode(t, pods)
+		if opts.ShareMutableParts {
+			for what, v := range mutated(b) {
+				if v != changed[what] {
+					t.Errorf("%s: the %s of one pod changed in place, not the other's: %q", name, what, v)
+				}
+			}
+			continue
+		}
+		want, _ := podCodec(t).protoObject(raw)
+		if !apiequality.Semantic.DeepEqual(b, want) {
+			t.Errorf("%s: a mutation of one pod reached another: %q", name, mutated(b))
 		}
 	}
 }
 
-func TestTypedInternsUnlessDisabled(t *testing.T) {
+func TestTypedPassesInterningOptions(t *testing.T) {
 	body := protoBytes(t, &corev1.PodList{Items: workloadPods(3)})
 	cfg := &rest.Config{Host: "http://127.0.0.1:1"}
-	for _, disable := range []bool{false, true} {
-		lw, err := Typed[*corev1.Pod](cfg, SourceOptions{DisableInterning: disable})
+	for _, opts := range internModes {
+		lw, err := Typed[*corev1.Pod](cfg, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,47 +205,32 @@ func TestTypedInternsUnlessDisabled(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, b := page.Items[0], page.Items[2]
-		shared := sameString(a.Spec.Containers[0].Image, b.Spec.Containers[0].Image)
-		if shared == disable {
-			t.Errorf("DisableInterning=%v: image shared=%v", disable, shared)
+		strs := sameString(a.Spec.Containers[0].Image, b.Spec.Containers[0].Image)
+		parts := &a.Spec.Containers[0] == &b.Spec.Containers[0]
+		if strs == opts.DisableInterning || parts != opts.ShareMutableParts {
+			t.Errorf("%s: strings shared=%v, containers shared=%v", modeName(opts), strs, parts)
 		}
 	}
 }
 
-func TestInternTablesAreBounded(t *testing.T) {
-	in := newInterner()
-	for i := range 3 * internMaxStrings {
-		in.str(fmt.Sprintf("value-%d", i))
-		if len(in.strs) > internMaxStrings {
-			t.Fatalf("%d strings kept", len(in.strs))
-		}
-	}
-	if long := strings.Repeat("x", internMaxString+1); !sameString(in.str(long), long) || len(in.strs) > internMaxStrings {
-		t.Fatal("a long string changed or was kept")
-	}
-	raw := bytes.Repeat([]byte("f"), 32<<10)
-	for i := range 2 * internMaxFieldsBytes / len(raw) {
-		copy(raw, fmt.Sprint(i))
-		in.fieldsV1(&metav1.FieldsV1{Raw: bytes.Clone(raw)})
-		if in.fieldBytes > internMaxFieldsBytes {
-			t.Fatalf("%d bytes of FieldsV1 kept", in.fieldBytes)
-		}
-	}
-}
-
-// BenchmarkWatchDecodeInterned is BenchmarkWatchDecode of workload pods,
-// with and without interning: compare B/op and ns/op.
+// BenchmarkWatchDecodeInterned is BenchmarkWatchDecode of workload pods in
+// each interning mode: compare B/op and ns/op. internal/intern's
+// BenchmarkRetained measures what each mode keeps.
 func BenchmarkWatchDecodeInterned(b *testing.B) {
 	var stream []byte
 	for i := range 1000 {
 		stream = append(stream, protoFrame(b, "ADDED", workloadPod(i))...)
 	}
-	for _, intern := range []bool{false, true} {
-		b.Run(fmt.Sprintf("intern=%v", intern), func(b *testing.B) {
-			c := podCodec(b)
-			if intern {
-				internCodec(c)
-			}
+	for _, opts := range internModes {
+		name := "strings"
+		switch {
+		case opts.DisableInterning:
+			name = "off"
+		case opts.ShareMutableParts:
+			name = "shared-parts"
+		}
+		b.Run(name, func(b *testing.B) {
+			c := internedPodCodec(b, opts)
 			b.ReportAllocs()
 			for b.Loop() {
 				w := newStreamWatch(context.Background(), io.NopCloser(bytes.NewReader(stream)), c, true)
@@ -328,5 +246,3 @@ func BenchmarkWatchDecodeInterned(b *testing.B) {
 		})
 	}
 }
-
-var _ listwatch.ListerWatcher[*corev1.Pod] = (*source[*corev1.Pod])(nil)

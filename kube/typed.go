@@ -17,10 +17,11 @@ import (
 // Lists and watches ask for protobuf and accept JSON. Objects come with
 // TypeMeta (apiVersion and kind) filled in. Each listed item is its own
 // allocation, decoded straight from the response. Unless
-// opts.DisableInterning is set, decoded objects share repeated values
-// (managedFields, label keys and values, images, resource lists, ...) with
-// each other: they must not be mutated in place (deep-copy first), which
-// is the contract of objects in a cache anyway.
+// opts.DisableInterning is set, decoded objects share their repeated
+// strings (label keys and values, images, ...), which no mutation can
+// affect; with opts.ShareMutableParts they also share mutable parts
+// (containers, volumes, managedFields, resource lists, ...), and must then
+// not be mutated in place (deep-copy first).
 //
 // cfg is copied; with QPS and Burst both zero the source uses DefaultQPS
 // and DefaultBurst. The source is safe for concurrent use.
@@ -33,9 +34,7 @@ func Typed[T cache.Object](cfg *rest.Config, opts SourceOptions) (listwatch.List
 	if err != nil {
 		return nil, err
 	}
-	if !opts.DisableInterning {
-		internCodec(c)
-	}
+	internCodec(c, opts)
 	return newSource(cfg, b.gvk.GroupVersion().WithResource(b.resource), b.namespaced, opts, c)
 }
 

@@ -52,8 +52,12 @@ type ControllerOptions[T cache.Object] struct {
 	// streaming lists, watch timeouts, back-off). What is listed — the
 	// namespace and selectors — is set on the source itself.
 	ListWatch reflector.Settings
-	// Metrics, when set, instruments the reflector.
-	Metrics metrics.ReflectorProvider
+	// Metrics, when set, receives the measurements of the reflector and of
+	// the controller's delta queue and cache (NewReflectorMetrics and
+	// NewInformerMetrics, with Name). The handler runs on the pop loop, one
+	// call at a time, so it has no backlog of its own: the queue depth is
+	// its backlog, and no handler metrics are asked for.
+	Metrics metrics.Provider
 }
 
 // Controller is the plain informer: a reflector fills a DeltaFIFO from the
@@ -79,6 +83,7 @@ type Controller[T cache.Object] struct {
 	report    func(error)
 	resync    time.Duration
 	clock     clock.WithTicker
+	metrics   metrics.InformerMetrics
 
 	started    atomic.Bool   // set by the first Run
 	synced     chan struct{} // closed (once, by syncOnce) when HasSynced turns true
@@ -104,6 +109,10 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 	if c.report == nil {
 		c.report = func(err error) { slog.Error("kinformer controller", "controller", c.name, "err", err) }
 	}
+	if opts.Metrics != nil {
+		c.metrics = opts.Metrics.NewInformerMetrics(c.name)
+	}
+	c.metrics = c.metrics.WithDefaults()
 	keyFunc := opts.KeyFunc
 	if keyFunc == nil {
 		keyFunc = cache.MetaNamespaceKey[T]
@@ -151,6 +160,8 @@ func (c *Controller[T]) Run(ctx context.Context) error {
 		if err != nil {
 			c.report(err)
 		}
+		c.metrics.QueueDepth.Set(float64(c.fifo.Len()))
+		c.metrics.Objects.Set(float64(c.indexer.Len()))
 		if c.fifo.HasSynced() {
 			c.markSynced()
 		}

@@ -56,10 +56,12 @@ type Options[T cache.Object] struct {
 	// Clock drives resync, back-off and the mutation detector. Default: the
 	// real clock.
 	Clock clock.WithTicker
-	// Metrics, when set, receives the informer's and its handlers'
-	// measurements. If it also implements metrics.ReflectorProvider, the
-	// informer's reflector reports to it too.
-	Metrics metrics.InformerProvider
+	// Metrics, when set, receives the measurements of the informer (its
+	// delta queue and cache), of its reflector (lists, watches, events,
+	// back-off), under the informer's Name, and of each handler
+	// registration (backlog, merges, latency, panics). Each is reported
+	// once; the metrics package lists them.
+	Metrics metrics.Provider
 	// MutationDetector keeps a deep copy of every cached object and reports
 	// a *MutationError when a cached object changes. It needs T to implement
 	// runtime.Object (for DeepCopyObject). It is also turned on by
@@ -142,7 +144,7 @@ type Shared[T cache.Object] struct {
 	resync     time.Duration
 	report     func(error)
 	clock      clock.WithTicker
-	provider   metrics.InformerProvider
+	provider   metrics.Provider
 	metrics    metrics.InformerMetrics
 	detector   *mutationDetector[T]
 	checkEvery time.Duration
@@ -185,6 +187,7 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 	}
 	inf := &Shared[T]{
 		name:         opts.Name,
+		source:       opts.Source,
 		keyFunc:      opts.KeyFunc,
 		userKey:      opts.KeyFunc,
 		resync:       opts.ResyncPeriod,
@@ -217,7 +220,6 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 		inf.metrics = inf.provider.NewInformerMetrics(inf.name)
 	}
 	inf.metrics = inf.metrics.WithDefaults()
-	inf.source = &instrumentedSource[T]{inner: opts.Source, m: inf.metrics, clock: inf.clock}
 
 	env, _ := strconv.ParseBool(os.Getenv(MutationDetectorEnv))
 	if opts.MutationDetector || env {
@@ -310,7 +312,7 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 		Settings:     inf.listWatch,
 		ErrorHandler: inf.report,
 		Clock:        inf.clock,
-		Metrics:      reflectorProvider(inf.provider),
+		Metrics:      inf.provider,
 	})
 	if err != nil {
 		inf.mu.Unlock()
@@ -353,13 +355,6 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 	return nil
 }
 
-// reflectorProvider passes the informer's metrics provider on to its
-// reflector when the provider also makes reflector metrics.
-func reflectorProvider(p metrics.InformerProvider) metrics.ReflectorProvider {
-	rp, _ := p.(metrics.ReflectorProvider)
-	return rp
-}
-
 // popLoop applies the delta queue to the cache until ctx is done or the
 // queue is closed.
 func (inf *Shared[T]) popLoop(ctx context.Context) {
@@ -372,6 +367,7 @@ func (inf *Shared[T]) popLoop(ctx context.Context) {
 			inf.report(fmt.Errorf("informer %s: %w", inf.name, err))
 		}
 		inf.metrics.QueueDepth.Set(float64(inf.fifo.Len()))
+		inf.metrics.Objects.Set(float64(inf.cached.Load()))
 		if !inf.HasSynced() && inf.fifo.HasSynced() {
 			inf.markSynced()
 		}

@@ -26,6 +26,10 @@ type countingProvider struct {
 	merged map[string]*atomic.Int64
 }
 
+func (p *countingProvider) NewReflectorMetrics(string) metrics.ReflectorMetrics {
+	return metrics.ReflectorMetrics{}
+}
+
 func (p *countingProvider) NewInformerMetrics(string) metrics.InformerMetrics {
 	return metrics.InformerMetrics{}
 }

@@ -1,21 +1,3 @@
-// Package metrics defines what kinformer's packages report and leaves the
-// choice of backend to the caller.
-//
-// Each reporting package has its own small provider interface, declared in
-// its own file (the work queue's is [WorkqueueProvider] in workqueue.go). A
-// provider is asked once per reporting object (one queue, one reflector) for
-// a set of instruments, and the object then updates those instruments itself.
-// A nil provider, and a nil instrument inside a returned set, both mean "do
-// not report"; callers replace a nil instrument with [Discard], so a provider
-// only fills in what it supports.
-//
-// The instruments are the three primitives below. They are deliberately
-// smaller than any backend's types, so that a Prometheus, OpenTelemetry or
-// test implementation is a few lines. Implementations must be safe for
-// concurrent use and must not block: they are called on hot paths, sometimes
-// with the reporting object's lock held.
-//
-// The Prometheus implementation lives in the prometheus sub-package.
 package metrics
 
 // Counter is a value that only goes up.
@@ -56,3 +38,23 @@ var (
 	_ Gauge     = Discard{}
 	_ Histogram = Discard{}
 )
+
+// orDiscard replaces every nil instrument in counters, gauges and
+// histograms with Discard.
+func orDiscard(counters []*Counter, gauges []*Gauge, histograms []*Histogram) {
+	for _, c := range counters {
+		if *c == nil {
+			*c = Discard{}
+		}
+	}
+	for _, g := range gauges {
+		if *g == nil {
+			*g = Discard{}
+		}
+	}
+	for _, h := range histograms {
+		if *h == nil {
+			*h = Discard{}
+		}
+	}
+}

@@ -1,66 +1,84 @@
 package metrics
 
-// ReflectorProvider hands reflectors their instruments. reflector.New calls
-// NewReflectorMetrics once per reflector, with the reflector's name.
-//
-// Implementations must be safe for concurrent use: reflectors may be
-// created from any goroutine.
-type ReflectorProvider interface {
-	NewReflectorMetrics(name string) ReflectorMetrics
-}
-
 // ReflectorMetrics is the set of instruments one reflector updates, all
-// from its list-watch loop goroutine. Any field may be nil, meaning "not
-// reported"; the zero value reports nothing. Durations are measured on the
-// reflector's clock, in seconds.
+// from its list-watch goroutine: its traffic with the source. Any field may
+// be nil, meaning "not reported"; the zero value reports nothing.
+// Durations are in seconds, measured on the reflector's clock.
 type ReflectorMetrics struct {
-	// Lists counts attempts to fill the store (a paged list, or a
-	// streaming list), ListErrors those that failed. ListDuration observes
-	// each attempt's duration and ListedItems the number of objects each
-	// successful one handed to the store.
-	Lists        Counter
-	ListErrors   Counter
-	ListDuration Histogram
-	ListedItems  Histogram
-	// StreamingFallbacks counts streaming lists that failed and were
-	// replaced by a plain list.
-	StreamingFallbacks Counter
-	// Watches counts watches read (opened, or carried on from a streaming
-	// list), WatchErrors those that failed to open or ended with an error.
-	// WatchDuration observes how long each one was read, and
-	// WatchEvents how many events it delivered.
+	// PagedLists and StreamingLists are the lists that fill the store, by
+	// mode. A paged list is a plain LIST, in one or more pages (see
+	// reflector.Settings.PageSize). A streaming list is a watch with
+	// initial events, read up to the bookmark that ends them; the same
+	// stream then carries on as the watch. A streaming list that fails is
+	// followed at once by a paged list, so StreamingLists.Errors also
+	// counts fallbacks.
+	PagedLists     ListMetrics
+	StreamingLists ListMetrics
+	// Watches counts watches read, whether opened by the reflector or
+	// carried on from a streaming list; WatchErrors counts watches that
+	// failed to open, failed while read or delivered an Error event.
+	// WatchDuration observes how long each watch was read.
 	Watches       Counter
 	WatchErrors   Counter
 	WatchDuration Histogram
-	WatchEvents   Histogram
 	// ShortWatches counts watches that ended cleanly in under a second
-	// with no events (each followed by a relist).
+	// without an event (each is followed by a relist after a back-off).
 	ShortWatches Counter
-	// Skipped counts objects and events dropped as unusable: wrong type,
-	// nil, or a key that cannot be computed.
+	// AddedEvents, ModifiedEvents, DeletedEvents, BookmarkEvents and
+	// ErrorEvents count the events of watches, by type, once the store is
+	// filled: a streaming list's initial events count in
+	// StreamingLists.Items, not here.
+	AddedEvents    Counter
+	ModifiedEvents Counter
+	DeletedEvents  Counter
+	BookmarkEvents Counter
+	ErrorEvents    Counter
+	// Skipped counts listed objects and events dropped as unusable: not
+	// decodable into the informer's type, nil, or without a key.
 	Skipped Counter
 	// Backoff observes every back-off delay before a retry.
 	Backoff Histogram
 	// LastResourceVersion is set to the version the store reflects after
-	// each list, event and bookmark, when it parses as a number.
+	// each list, event and bookmark, when it parses as a number (etcd's
+	// do).
 	LastResourceVersion Gauge
+}
+
+// ListMetrics is the set of instruments of one list mode (see
+// ReflectorMetrics.PagedLists). Any field may be nil.
+type ListMetrics struct {
+	// Attempts counts lists started, and Errors those that failed: the
+	// source's error, a list without a resource version, the store
+	// refusing it. A paged list refused as expired and retried at once
+	// at "" (a consistent read) counts as two attempts.
+	Attempts Counter
+	Errors   Counter
+	// Duration observes how long each list took, failed ones and an
+	// immediate retry included.
+	Duration Histogram
+	// Items observes how many objects each successful list put in the
+	// store.
+	Items Histogram
+	// Last is set to 1 when a list of this mode fills the store, and to 0
+	// when a list of the other mode does: it tells which mode the last
+	// successful sync used. Both modes read 0 before the first one.
+	Last Gauge
+}
+
+// WithDefaults returns m with every nil instrument replaced by [Discard].
+func (m ListMetrics) WithDefaults() ListMetrics {
+	orDiscard([]*Counter{&m.Attempts, &m.Errors}, []*Gauge{&m.Last}, []*Histogram{&m.Duration, &m.Items})
+	return m
 }
 
 // WithDefaults returns m with every nil instrument replaced by [Discard].
 func (m ReflectorMetrics) WithDefaults() ReflectorMetrics {
-	for _, c := range []*Counter{&m.Lists, &m.ListErrors, &m.StreamingFallbacks, &m.Watches,
-		&m.WatchErrors, &m.ShortWatches, &m.Skipped} {
-		if *c == nil {
-			*c = Discard{}
-		}
-	}
-	for _, h := range []*Histogram{&m.ListDuration, &m.ListedItems, &m.WatchDuration, &m.WatchEvents, &m.Backoff} {
-		if *h == nil {
-			*h = Discard{}
-		}
-	}
-	if m.LastResourceVersion == nil {
-		m.LastResourceVersion = Discard{}
-	}
+	m.PagedLists = m.PagedLists.WithDefaults()
+	m.StreamingLists = m.StreamingLists.WithDefaults()
+	orDiscard(
+		[]*Counter{&m.Watches, &m.WatchErrors, &m.ShortWatches, &m.AddedEvents, &m.ModifiedEvents,
+			&m.DeletedEvents, &m.BookmarkEvents, &m.ErrorEvents, &m.Skipped},
+		[]*Gauge{&m.LastResourceVersion},
+		[]*Histogram{&m.WatchDuration, &m.Backoff})
 	return m
 }

@@ -1,6 +1,8 @@
 package metrics
 
-// WorkqueueProvider hands a work queue its instruments. workqueue.New calls
+// WorkqueueProvider hands a work queue its instruments. It is separate from
+// [Provider] because a queue belongs to a controller, not to an informer;
+// prometheus.Provider implements both. workqueue.New calls
 // NewWorkqueueMetrics once per queue, with the queue's name (which may be
 // empty) and a function that samples the queue's in-flight work.
 //
@@ -42,20 +44,6 @@ type WorkqueueMetrics struct {
 
 // WithDefaults returns m with every nil instrument replaced by [Discard].
 func (m WorkqueueMetrics) WithDefaults() WorkqueueMetrics {
-	if m.Depth == nil {
-		m.Depth = Discard{}
-	}
-	if m.Adds == nil {
-		m.Adds = Discard{}
-	}
-	if m.QueueLatency == nil {
-		m.QueueLatency = Discard{}
-	}
-	if m.WorkDuration == nil {
-		m.WorkDuration = Discard{}
-	}
-	if m.Retries == nil {
-		m.Retries = Discard{}
-	}
+	orDiscard([]*Counter{&m.Adds, &m.Retries}, []*Gauge{&m.Depth}, []*Histogram{&m.QueueLatency, &m.WorkDuration})
 	return m
 }

@@ -41,7 +41,6 @@ func (r *Reflector[T]) list(ctx context.Context) state[T] {
 		if errors.Is(err, listwatch.ErrStreamingListUnsupported) && r.streaming == StreamingAuto {
 			r.streamingBroken = true
 		}
-		r.m.StreamingFallbacks.Inc()
 		// Fall back to a plain list: making progress beats insisting.
 	}
 	return r.plainList(ctx)
@@ -66,21 +65,21 @@ func (r *Reflector[T]) pageSizeFor(rv string) int64 {
 func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	retry := state[T]{kind: stateList, backoff: true}
 	start := r.clock.Now()
-	defer func() { r.m.ListDuration.Observe(r.clock.Since(start).Seconds()) }()
+	defer func() { r.m.PagedLists.Duration.Observe(r.clock.Since(start).Seconds()) }()
 	var opts listwatch.Options
 	opts.ResourceVersion = r.relistVersion()
-	r.m.Lists.Inc()
+	r.m.PagedLists.Attempts.Inc()
 	res, err := listwatch.ListAll(ctx, r.src, opts, r.pageSizeFor(opts.ResourceVersion))
 	if err != nil && versionUnavailable(err) && opts.ResourceVersion != "" && ctx.Err() == nil {
 		r.report(listwatch.PhaseList, fmt.Errorf("list at %q, retrying at \"\": %w", opts.ResourceVersion, err))
-		r.m.ListErrors.Inc()
+		r.m.PagedLists.Errors.Inc()
 		r.rvUnavailable = true
 		opts.ResourceVersion = ""
-		r.m.Lists.Inc()
+		r.m.PagedLists.Attempts.Inc()
 		res, err = listwatch.ListAll(ctx, r.src, opts, r.pageSizeFor(""))
 	}
 	if err != nil {
-		r.m.ListErrors.Inc()
+		r.m.PagedLists.Errors.Inc()
 		if ctx.Err() == nil {
 			r.report(listwatch.PhaseList, fmt.Errorf("list at %q: %w", opts.ResourceVersion, err))
 			if versionUnavailable(err) {
@@ -90,7 +89,7 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 		return retry
 	}
 	if res.ResourceVersion == "" {
-		r.m.ListErrors.Inc()
+		r.m.PagedLists.Errors.Inc()
 		r.report(listwatch.PhaseList, fmt.Errorf("list at %q: %w", opts.ResourceVersion, ErrMissingResourceVersion))
 		return retry
 	}
@@ -107,11 +106,11 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 		items = append(items, obj)
 	}
 	if err := r.store.Replace(items, res.ResourceVersion); err != nil {
-		r.m.ListErrors.Inc()
+		r.m.PagedLists.Errors.Inc()
 		r.report(listwatch.PhaseList, fmt.Errorf("replace store at %s: %w", res.ResourceVersion, err))
 		return retry
 	}
-	r.m.ListedItems.Observe(float64(len(items)))
+	r.listed(&r.m.PagedLists, &r.m.StreamingLists, len(items))
 	r.setLastRV(res.ResourceVersion)
 	r.rvUnavailable = false
 	return state[T]{kind: stateWatch}
@@ -129,9 +128,9 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 		opts.ResourceVersion = r.LastSyncResourceVersion()
 	}
 	opts.TimeoutSeconds = r.watchTimeout()
-	r.m.Lists.Inc()
+	r.m.StreamingLists.Attempts.Inc()
 	start := r.clock.Now()
-	defer func() { r.m.ListDuration.Observe(r.clock.Since(start).Seconds()) }()
+	defer func() { r.m.StreamingLists.Duration.Observe(r.clock.Since(start).Seconds()) }()
 	w, err := r.src.Watch(ctx, opts)
 	if err != nil {
 		return nil, r.streamFailed(ctx, listwatch.PhaseWatchStart, err)
@@ -181,7 +180,7 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 				w.Close()
 				return nil, r.streamFailed(ctx, listwatch.PhaseList, fmt.Errorf("replace store at %s: %w", ev.ResourceVersion, err))
 			}
-			r.m.ListedItems.Observe(float64(len(items)))
+			r.listed(&r.m.StreamingLists, &r.m.PagedLists, len(items))
 			r.setLastRV(ev.ResourceVersion)
 			r.rvUnavailable = false
 			return w, nil
@@ -200,7 +199,7 @@ func (r *Reflector[T]) streamFailed(ctx context.Context, phase listwatch.Phase, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	r.m.ListErrors.Inc()
+	r.m.StreamingLists.Errors.Inc()
 	if versionUnavailable(err) {
 		r.rvUnavailable = true
 	}

@@ -86,8 +86,9 @@ type Options[T cache.Object] struct {
 	// Clock drives back-off and watch-duration checks. Defaults to
 	// clock.RealClock{}.
 	Clock clock.WithTicker
-	// Metrics, when set, is asked once for the reflector's instruments.
-	Metrics metrics.ReflectorProvider
+	// Metrics, when set, is asked once (NewReflectorMetrics, with Name)
+	// for the reflector's instruments.
+	Metrics metrics.Provider
 }
 
 // Errors the reflector reports (wrapped in a *listwatch.PhaseError).

@@ -153,6 +153,14 @@ func (r *Reflector[T]) setLastRV(rv string) {
 	}
 }
 
+// listed reports a list of mode that filled the store with items objects;
+// other is the other mode's instruments.
+func (r *Reflector[T]) listed(mode, other *metrics.ListMetrics, items int) {
+	mode.Items.Observe(float64(items))
+	mode.Last.Set(1)
+	other.Last.Set(0)
+}
+
 // Run lists and watches, on the calling goroutine, until ctx is done, then
 // returns nil. A Reflector runs once; a second call returns
 // ErrAlreadyRunning.
@@ -237,4 +245,3 @@ func (r *Reflector[T]) report(phase listwatch.Phase, err error) {
 	}
 	slog.Error("kinformer reflector", "err", err)
 }
-

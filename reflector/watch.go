@@ -39,10 +39,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T]
 	r.m.Watches.Inc()
 	start := r.clock.Now()
 	events := 0
-	defer func() {
-		r.m.WatchDuration.Observe(r.clock.Since(start).Seconds())
-		r.m.WatchEvents.Observe(float64(events))
-	}()
+	defer func() { r.m.WatchDuration.Observe(r.clock.Since(start).Seconds()) }()
 	for {
 		ev, err := w.Next()
 		if errors.Is(err, listwatch.ErrWrongType) {
@@ -67,6 +64,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T]
 			return afterWatchFailure[T](err)
 		}
 		events++
+		r.countEvent(ev.Type)
 		switch ev.Type {
 		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
 			r.apply(ev)
@@ -81,6 +79,22 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T]
 		default:
 			r.report(listwatch.PhaseWatchStream, fmt.Errorf("%w %q", ErrUnknownEventType, ev.Type))
 		}
+	}
+}
+
+// countEvent counts one watch event by type.
+func (r *Reflector[T]) countEvent(t listwatch.EventType) {
+	switch t {
+	case listwatch.Added:
+		r.m.AddedEvents.Inc()
+	case listwatch.Modified:
+		r.m.ModifiedEvents.Inc()
+	case listwatch.Deleted:
+		r.m.DeletedEvents.Inc()
+	case listwatch.Bookmark:
+		r.m.BookmarkEvents.Inc()
+	case listwatch.Error:
+		r.m.ErrorEvents.Inc()
 	}
 }
 

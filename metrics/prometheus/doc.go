@@ -1,11 +1,16 @@
 // Package prometheus reports kinformer's metrics to Prometheus.
 //
-// Each reporting package has its own provider here, in its own file, built
-// by one constructor that registers that package's collectors:
-// [NewWorkqueueProvider] for work queues. Pass the provider in the options
-// of the object that reports (for example workqueue.Options.Metrics).
+// One [Provider], built by [NewProvider], implements every provider
+// interface of the metrics package: metrics.Provider (reflectors,
+// informers, handler registrations) and metrics.WorkqueueProvider (work
+// queues). Pass it as the Metrics option of whatever reports: a factory,
+// an informer, a controller, a reflector, a work queue.
 //
-// Metric names follow the ones Kubernetes components already export, so
-// existing dashboards keep working; every series carries a "name" label with
-// the reporting object's name.
+// The metric names, types and labels are listed in the metrics package's
+// documentation. They sit under the subsystems "reflector", "informer"
+// and "workqueue", behind an optional namespace (Options.Namespace).
+// Work queue names are the ones Kubernetes components already export, so
+// existing dashboards keep working. Every series carries a "name" label
+// with the reporting object's name; objects that share a name share
+// series.
 package prometheus

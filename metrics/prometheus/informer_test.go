@@ -2,7 +2,7 @@ package prometheus_test
 
 import (
 	"context"
-	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -13,98 +13,93 @@ import (
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch/fake"
 	kprom "github.com/kinformer/kinformer/metrics/prometheus"
+	"github.com/kinformer/kinformer/reflector"
 )
 
-// informerSeries returns, for each metric family, the value of the series
-// whose labels include every pair of want (a histogram reports its sample
-// count).
-func informerSeries(t *testing.T, reg *prometheus.Registry, want map[string]string) map[string]float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string]float64)
-	for _, f := range families {
-	metric:
-		for _, m := range f.GetMetric() {
-			for k, v := range want {
-				found := false
-				for _, l := range m.GetLabel() {
-					found = found || l.GetName() == k && l.GetValue() == v
+// TestProviderReportsSharedInformerOnce runs a shared informer, in each
+// list mode, with a handler that panics once, and reads its series: the
+// lists of the mode used (and only those), the watch, the events, the
+// informer's queue and cache, the handler's calls.
+func TestProviderReportsSharedInformerOnce(t *testing.T) {
+	for _, tc := range []struct {
+		mode          string
+		streaming     reflector.StreamingMode
+		other         string
+		pagedLists    float64
+		streamingList float64
+	}{
+		{"paged", reflector.StreamingOff, "streaming", 1, 0},
+		{"streaming", reflector.StreamingAuto, "paged", 0, 1},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				reg := prometheus.NewRegistry()
+				p, err := kprom.NewProvider(kprom.Options{Registerer: reg, Namespace: "kinformer"})
+				if err != nil {
+					t.Fatal(err)
 				}
-				if !found {
-					continue metric
+				src, err := fake.New(fake.Options[*corev1.ConfigMap]{})
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			switch {
-			case m.Gauge != nil:
-				out[f.GetName()] = m.GetGauge().GetValue()
-			case m.Counter != nil:
-				out[f.GetName()] = m.GetCounter().GetValue()
-			case m.Histogram != nil:
-				out[f.GetName()] = float64(m.GetHistogram().GetSampleCount())
-			}
-		}
-	}
-	return out
-}
+				for _, name := range []string{"a", "b", "boom"} {
+					src.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}})
+				}
+				inf, err := informer.NewShared(informer.Options[*corev1.ConfigMap]{
+					Name: "cms", Source: src, Metrics: p, ErrorHandler: func(error) {},
+					ListWatch: reflector.Settings{Streaming: tc.streaming},
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(cm *corev1.ConfigMap, _ bool) {
+					if cm.Name == "boom" {
+						panic("boom")
+					}
+				}}, informer.HandlerOptions{Name: "h"})
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan error)
+				go func() { done <- inf.Run(ctx) }()
+				synctest.Wait()
+				src.Delete("ns", "a")
+				synctest.Wait()
 
-func TestInformerProviderReportsInformerAndHandler(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		reg := prometheus.NewRegistry()
-		p, err := kprom.NewInformerProvider(kprom.InformerOptions{Registerer: reg, Namespace: "kinformer"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var already prometheus.AlreadyRegisteredError
-		if _, err := kprom.NewInformerProvider(kprom.InformerOptions{Registerer: reg, Namespace: "kinformer"}); !errors.As(err, &already) {
-			t.Errorf("registering twice: %v, want an AlreadyRegisteredError", err)
-		}
-		src, err := fake.New(fake.Options[*corev1.ConfigMap]{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range []string{"a", "b", "boom"} {
-			src.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}})
-		}
-		inf, err := informer.NewShared(informer.SharedOptions[*corev1.ConfigMap]{
-			Name: "cms", Source: src, Metrics: p, ErrorHandler: func(error) {},
+				got := series(t, reg)
+				cancel()
+				<-done
+				const (
+					cms  = `name="cms"`
+					hcms = `handler="h",name="cms"`
+				)
+				for id, want := range map[string]float64{
+					`kinformer_reflector_lists_total{mode="paged",` + cms + `}`:                     tc.pagedLists,
+					`kinformer_reflector_lists_total{mode="streaming",` + cms + `}`:                 tc.streamingList,
+					`kinformer_reflector_list_items{mode="` + tc.mode + `",` + cms + `}`:            1,
+					`kinformer_reflector_list_duration_seconds{mode="` + tc.mode + `",` + cms + `}`: 1,
+					`kinformer_reflector_last_list_mode{mode="` + tc.mode + `",` + cms + `}`:        1,
+					`kinformer_reflector_last_list_mode{mode="` + tc.other + `",` + cms + `}`:       0,
+					`kinformer_reflector_list_errors_total{mode="` + tc.mode + `",` + cms + `}`:     0,
+					`kinformer_reflector_watches_total{` + cms + `}`:                                1,
+					`kinformer_reflector_events_total{` + cms + `,type="DELETED"}`:                  1,
+					`kinformer_reflector_events_total{` + cms + `,type="ADDED"}`:                    0,
+					`kinformer_reflector_last_resource_version{` + cms + `}`:                        5,
+					`kinformer_informer_queue_depth{` + cms + `}`:                                   0,
+					`kinformer_informer_objects{` + cms + `}`:                                       2,
+					`kinformer_informer_handler_panics_total{` + hcms + `}`:                         1,
+					`kinformer_informer_handler_duration_seconds{` + hcms + `}`:                     4,
+					`kinformer_informer_handler_backlog{` + hcms + `}`:                              0,
+				} {
+					if v, ok := got[id]; !ok || v != want {
+						t.Errorf("%s = %v (present %v), want %v", id, v, ok, want)
+					}
+				}
+				// Lists and watches are the reflector's alone.
+				for id := range got {
+					if strings.HasPrefix(id, "kinformer_informer_list") || strings.HasPrefix(id, "kinformer_informer_watch") {
+						t.Errorf("reported twice: %s", id)
+					}
+				}
+			})
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(cm *corev1.ConfigMap, _ bool) {
-			if cm.Name == "boom" {
-				panic("boom")
-			}
-		}}, informer.HandlerOptions{Name: "h"})
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error)
-		go func() { done <- inf.Run(ctx) }()
-		synctest.Wait()
-		src.Delete("ns", "a")
-		synctest.Wait()
-
-		got := informerSeries(t, reg, map[string]string{"name": "cms"})
-		for metric, check := range map[string]func(float64) bool{
-			"kinformer_informer_lists_total":              func(v float64) bool { return true }, // a streaming list is a watch
-			"kinformer_informer_watches_total":            func(v float64) bool { return v >= 1 },
-			"kinformer_informer_last_resource_version":    func(v float64) bool { return v == 5 },
-			"kinformer_informer_queue_depth":              func(v float64) bool { return v == 0 },
-			"kinformer_informer_handler_panics_total":     func(v float64) bool { return v == 1 },
-			"kinformer_informer_handler_duration_seconds": func(v float64) bool { return v == 4 },
-			"kinformer_informer_handler_backlog":          func(v float64) bool { return v == 0 },
-		} {
-			if v, ok := got[metric]; !ok || !check(v) {
-				t.Errorf("%s = %v (reported %v)", metric, v, ok)
-			}
-		}
-		deleted := informerSeries(t, reg, map[string]string{"name": "cms", "type": "DELETED"})
-		if deleted["kinformer_informer_events_total"] != 1 {
-			t.Errorf("DELETED events = %v, want 1", deleted["kinformer_informer_events_total"])
-		}
-		cancel()
-		<-done
-	})
+	}
 }

@@ -2,64 +2,21 @@ package prometheus_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-	"go.uber.org/goleak"
 
 	kprom "github.com/kinformer/kinformer/metrics/prometheus"
 	"github.com/kinformer/kinformer/workqueue"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
-
-// gather returns, for each metric family, the value of the series labelled
-// name=queue (a histogram reports its sample count).
-func gather(t *testing.T, reg *prometheus.Registry, queue string) map[string]float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string]float64)
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			if !hasLabel(m, "name", queue) {
-				continue
-			}
-			switch {
-			case m.Gauge != nil:
-				out[f.GetName()] = m.GetGauge().GetValue()
-			case m.Counter != nil:
-				out[f.GetName()] = m.GetCounter().GetValue()
-			case m.Histogram != nil:
-				out[f.GetName()] = float64(m.GetHistogram().GetSampleCount())
-			}
-		}
-	}
-	return out
-}
-
-func hasLabel(m *dto.Metric, name, value string) bool {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == name && l.GetValue() == value {
-			return true
-		}
-	}
-	return false
-}
-
-func TestWorkqueueProviderReportsQueue(t *testing.T) {
+func TestProviderReportsWorkqueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		reg := prometheus.NewRegistry()
-		p, err := kprom.NewWorkqueueProvider(kprom.WorkqueueOptions{Registerer: reg})
+		p, err := kprom.NewProvider(kprom.Options{Registerer: reg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +31,8 @@ func TestWorkqueueProviderReportsQueue(t *testing.T) {
 		time.Sleep(2 * time.Second)
 		q.AddRateLimited("c")
 
-		got := gather(t, reg, "pods")
+		got := series(t, reg)
+		const pods = `{name="pods"}`
 		want := map[string]float64{
 			"workqueue_depth":                             1,
 			"workqueue_adds_total":                        2,
@@ -85,35 +43,20 @@ func TestWorkqueueProviderReportsQueue(t *testing.T) {
 			"workqueue_longest_running_processor_seconds": 2,
 		}
 		for name, w := range want {
-			if g, ok := got[name]; !ok || g != w {
+			if g, ok := got[name+pods]; !ok || g != w {
 				t.Errorf("%s = %v (present %v), want %v", name, g, ok, w)
 			}
 		}
 		q.Done("a")
-		if got := gather(t, reg, "pods"); got["workqueue_work_duration_seconds"] != 1 || got["workqueue_unfinished_work_seconds"] != 0 {
+		if got := series(t, reg); got["workqueue_work_duration_seconds"+pods] != 1 || got["workqueue_unfinished_work_seconds"+pods] != 0 {
 			t.Errorf("after Done: %v", got)
 		}
 	})
 }
 
-func TestNewWorkqueueProviderTwiceOnOneRegistryFails(t *testing.T) {
+func ExampleProvider_workqueue() {
 	reg := prometheus.NewRegistry()
-	if _, err := kprom.NewWorkqueueProvider(kprom.WorkqueueOptions{Registerer: reg}); err != nil {
-		t.Fatal(err)
-	}
-	_, err := kprom.NewWorkqueueProvider(kprom.WorkqueueOptions{Registerer: reg})
-	var already prometheus.AlreadyRegisteredError
-	if !errors.As(err, &already) {
-		t.Fatalf("second registration: %v, want AlreadyRegisteredError", err)
-	}
-	if _, err := kprom.NewWorkqueueProvider(kprom.WorkqueueOptions{Registerer: reg, Namespace: "other"}); err != nil {
-		t.Fatalf("another namespace: %v", err)
-	}
-}
-
-func ExampleNewWorkqueueProvider() {
-	reg := prometheus.NewRegistry()
-	p, err := kprom.NewWorkqueueProvider(kprom.WorkqueueOptions{Registerer: reg, Namespace: "myctl"})
+	p, err := kprom.NewProvider(kprom.Options{Registerer: reg, Namespace: "myctl"})
 	if err != nil {
 		panic(err)
 	}

@@ -1,0 +1,71 @@
+// Package metrics defines what kinformer's packages report and leaves the
+// choice of backend to the caller.
+//
+// # Providers and instruments
+//
+// A [Provider] is asked once per reporting object (a reflector, an
+// informer, a handler registration) for a set of instruments, and the
+// object then updates those instruments itself. Work queues have their own
+// [WorkqueueProvider]. A nil provider, and a nil instrument inside a
+// returned set, both mean "do not report": callers replace a nil
+// instrument with [Discard], so a provider only fills in what it supports.
+//
+// The instruments are the three primitives [Counter], [Gauge] and
+// [Histogram]. They are deliberately smaller than any backend's types, so
+// that a Prometheus, OpenTelemetry or test implementation is a few lines.
+// Implementations must be safe for concurrent use and must not block: they
+// are called on hot paths, sometimes with the reporting object's lock held.
+//
+// # Vocabulary
+//
+// Each quantity is reported once, by the object that owns it: a shared
+// informer's lists and watches are its reflector's, under the informer's
+// name. The names below are those of the Prometheus implementation
+// (sub-package prometheus), before its optional namespace prefix. Every
+// series has a "name" label: the reflector's or informer's name (handler
+// series: the informer's). Durations are in seconds.
+//
+// Reflector ([ReflectorMetrics]), label name; mode is "paged" or
+// "streaming", type is an event type:
+//
+//	field                    metric                                type       labels  meaning
+//	<Mode>Lists.Attempts     reflector_lists_total                 counter    mode    lists started
+//	<Mode>Lists.Errors       reflector_list_errors_total           counter    mode    lists failed (streaming: each one a fallback to paged)
+//	<Mode>Lists.Duration     reflector_list_duration_seconds       histogram  mode    duration of each list
+//	<Mode>Lists.Items        reflector_list_items                  histogram  mode    objects stored by each successful list
+//	<Mode>Lists.Last         reflector_last_list_mode              gauge      mode    1 for the mode of the last successful list, else 0
+//	Watches                  reflector_watches_total               counter            watches read (opened, or carried on from a streaming list)
+//	WatchErrors              reflector_watch_errors_total          counter            watches failed to open, failed, or ended by an Error event
+//	WatchDuration            reflector_watch_duration_seconds      histogram          how long each watch was read
+//	ShortWatches             reflector_short_watches_total         counter            watches closed in under 1s without events
+//	<Type>Events             reflector_events_total                counter    type    watch events: ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
+//	Skipped                  reflector_skipped_total               counter            objects and events dropped as unusable
+//	Backoff                  reflector_backoff_seconds             histogram          back-off delays before retries
+//	LastResourceVersion      reflector_last_resource_version       gauge              resource version the store reflects
+//
+// Shared informer or plain controller ([InformerMetrics]), label name:
+//
+//	field       metric                    type   meaning
+//	QueueDepth  informer_queue_depth      gauge  keys waiting in the delta queue
+//	Objects     informer_objects          gauge  objects in the cache
+//
+// Handler registration of a shared informer ([HandlerMetrics]), labels name
+// and handler:
+//
+//	field    metric                             type       meaning
+//	Backlog  informer_handler_backlog           gauge      handler calls pending; moves on every enqueue, merge and dequeue
+//	Merged   informer_handler_merged_total      counter    notifications merged into a pending one (handler behind)
+//	Latency  informer_handler_duration_seconds  histogram  duration of each handler call
+//	Panics   informer_handler_panics_total      counter    handler calls that panicked
+//
+// Work queue ([WorkqueueMetrics]), label name:
+//
+//	field         metric                                       type       meaning
+//	Depth         workqueue_depth                              gauge      items waiting for a worker
+//	Adds          workqueue_adds_total                         counter    adds that made an item wait
+//	QueueLatency  workqueue_queue_duration_seconds             histogram  wait from add to Get
+//	WorkDuration  workqueue_work_duration_seconds              histogram  time held by a worker, Get to Done
+//	Retries       workqueue_retries_total                      counter    rate-limited adds
+//	(sampled)     workqueue_unfinished_work_seconds            gauge      summed running time of items held now
+//	(sampled)     workqueue_longest_running_processor_seconds  gauge      running time of the item held longest
+package metrics

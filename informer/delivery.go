@@ -222,6 +222,7 @@ func (l *listener[T]) add(key string, n notification[T]) {
 		}
 	}
 	l.nextSeq++
+	l.reportBacklogLocked()
 	if l.waiting {
 		l.wake.Signal()
 	}
@@ -253,10 +254,19 @@ func (l *listener[T]) addAll(batch []keyedNotification[T]) {
 		}
 		l.nextSeq++
 	}
+	l.reportBacklogLocked()
 	if l.waiting {
 		l.wake.Signal()
 	}
 	l.mu.Unlock()
+}
+
+// reportBacklogLocked sets the backlog gauge to the calls pending. It runs
+// after every change of l.calls that a caller can observe (an add, a batch
+// of adds, a dequeue, a reset, stop), so the gauge keeps moving while the
+// handler is stuck in a call.
+func (l *listener[T]) reportBacklogLocked() {
+	l.metrics.Backlog.Set(float64(l.calls))
 }
 
 func (l *listener[T]) thresholdLocked() int {
@@ -399,6 +409,7 @@ func (l *listener[T]) stop() {
 	l.closed = true
 	clear(l.queue)
 	l.queue, l.head, l.dead, l.calls, l.index = nil, 0, 0, 0, nil
+	l.reportBacklogLocked()
 	l.wake.Signal()
 	l.mu.Unlock()
 }
@@ -422,7 +433,7 @@ func (l *listener[T]) run() {
 		if l.head == len(l.queue) {
 			l.checkSyncedLocked()
 			l.resetLocked()
-			l.metrics.Backlog.Set(0)
+			l.reportBacklogLocked()
 			l.waiting = true
 			l.wake.Wait()
 			l.waiting = false
@@ -436,10 +447,9 @@ func (l *listener[T]) run() {
 			delete(l.index, e.key)
 		}
 		l.inFlight, l.inFlightSeq = true, e.seq
-		backlog := l.calls
+		l.reportBacklogLocked()
 		l.mu.Unlock()
 
-		l.metrics.Backlog.Set(float64(backlog))
 		l.deliver(e.pre)
 		l.deliver(e.n)
 

@@ -122,8 +122,10 @@ const (
 // then a delete as nothing, a delete then a re-create as that delete then
 // that add). Its backlog is thereby bounded by the number of objects cached
 // or deleted since it last caught up, whatever the rate of changes. Merges
-// are counted in HandlerMetrics.Merged. Level-driven handlers, which act on
-// the current state, see no difference.
+// are counted in HandlerMetrics.Merged, and HandlerMetrics.Backlog follows
+// the pending count as notifications are queued, merged and taken, so it
+// grows while a handler is stuck. Level-driven handlers, which act on the
+// current state, see no difference.
 //
 // Panics. A handler that panics has the panic recovered and reported to the
 // ErrorHandler as a *HandlerPanicError; its delivery goes on with the next

@@ -25,8 +25,10 @@
 // series has a "name" label: the reflector's or informer's name (handler
 // series: the informer's). Durations are in seconds.
 //
-// Reflector ([ReflectorMetrics]), label name; mode is "paged" or
-// "streaming", type is an event type:
+// Reflector ([ReflectorMetrics]). <Mode> is Paged or Streaming, the value
+// of the "mode" label ("paged", "streaming"); <Type> is Added, Modified,
+// Deleted, Bookmark or Error, the value of the "type" label ("ADDED", ...).
+// The labels column lists the labels besides "name":
 //
 //	field                    metric                                type       labels  meaning
 //	<Mode>Lists.Attempts     reflector_lists_total                 counter    mode    lists started

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -114,6 +116,20 @@ func TestProviderImplementsEveryInstrument(t *testing.T) {
 	}
 	for name := range seen {
 		t.Errorf("%s: reported but not in the vocabulary", name)
+	}
+}
+
+// TestVocabularyIsDocumented checks that the metrics package's
+// documentation lists every metric the provider exports.
+func TestVocabularyIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range vocabulary {
+		if !strings.Contains(string(doc), " "+strings.TrimPrefix(name, "k_")+" ") {
+			t.Errorf("%s is not in the metrics package's documentation", name)
+		}
 	}
 }
 

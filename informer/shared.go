@@ -361,7 +361,7 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 // queue is closed.
 func (inf *Shared[T]) popLoop(ctx context.Context) {
 	for {
-		_, err := inf.fifo.PopKeyed(ctx, inf.process)
+		_, err := inf.fifo.Pop(ctx, inf.process)
 		if ctx.Err() != nil || inf.fifo.IsClosed() {
 			return
 		}

@@ -48,7 +48,7 @@ type FactoryOptions struct {
 	// Clock is every informer's clock. Default: the real clock.
 	Clock clock.WithTicker
 	// Metrics, when set, receives every informer's measurements.
-	Metrics metrics.InformerProvider
+	Metrics metrics.Provider
 	// MutationDetector turns the cache mutation detector on for every
 	// informer (see informer.Options.MutationDetector).
 	MutationDetector bool

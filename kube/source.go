@@ -94,9 +94,11 @@ type SourceOptions struct {
 	// of the pod spec and status it holds, is replaced by an equal one an
 	// earlier object got (label keys and values, images, owner names,
 	// ...). Go strings are immutable, so this sharing is invisible to
-	// callers, even to one who mutates an object; it saves about TODO
-	// bytes per cached pod (bench scenario pod-memory). DisableInterning
-	// also turns ShareMutableParts off.
+	// callers, even to one who mutates an object. On the pods of bench
+	// scenario pod-memory it saves 629 bytes per pod (10,448 without, 9,819
+	// with; go test -bench Retained ./internal/intern, lines plain and
+	// strings) for about 5 µs of CPU per pod. DisableInterning also turns
+	// ShareMutableParts off.
 	DisableInterning bool
 	// ShareMutableParts makes a Typed source also share mutable values
 	// between the objects it decodes, when they are byte-identical on the
@@ -105,12 +107,20 @@ type SourceOptions struct {
 	// volumes, tolerations, security context, affinity, readiness gates,
 	// topology spread constraints and status conditions (slices, structs
 	// and everything they point to), decoded once per distinct encoding.
-	// An in-place change to one of those (appending to a pod's
-	// containers, setting a field of one, changing a resource list) then
-	// changes every object sharing it, not just one: turn this on only
-	// when nothing mutates decoded objects without deep-copying them
+	// An in-place change to one of those (setting a field of a container,
+	// a volume or a condition, changing a resource list or FieldsV1's
+	// bytes) then changes every object sharing it, not just one; an
+	// append copies (shared slices have no spare capacity). Turn it on
+	// only when nothing mutates decoded objects without deep-copying them
 	// first (the contract of objects in a cache anyway; the informer's
-	// mutation detector checks it). It saves TODO. Off by default.
+	// mutation detector checks it).
+	//
+	// Memory, bench scenario pod-memory-shared against pod-memory (20,000
+	// pods of 97 Deployments with the apiserver's managedFields, synced
+	// into a shared informer; min/median/max of 5 runs): 4,041/4,046/4,051
+	// bytes per cached pod with it, 9,598/9,604/9,605 without (client-go:
+	// 10,326/10,339/10,339). Decoding also takes less CPU: each distinct
+	// container, volume or condition run is decoded once. Off by default.
 	ShareMutableParts bool
 }
 

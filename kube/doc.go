@@ -34,15 +34,17 @@
 // made from it (otherwise each source has its own QPS/Burst bucket).
 //
 // Objects returned by List and Watch are owned by the caller; a source keeps
-// no reference to them as a whole. A Typed source interns them, unless
-// SourceOptions.DisableInterning is set: values repeated across objects
-// (managedFields' FieldsV1 bytes and fields, label and annotation keys and
-// values, owner references, and for pods and pod templates images,
-// container fields and resource lists) are shared between the objects it
-// decodes, and its bounded tables keep a reference to one copy of each. A
-// pod's containers, volumes, tolerations, security context, affinity and
-// status conditions are decoded once per distinct encoding and shared
-// whole (slices included) by the pods that carry the same bytes.
-// Shared objects must therefore not be mutated in place, the contract of
-// objects in a cache anyway; DeepCopy gives a private copy.
+// no reference to them as a whole. A Typed source interns their strings,
+// unless SourceOptions.DisableInterning is set: strings repeated across
+// objects (managedFields' managers, label and annotation keys and values,
+// owner references, and for pods and pod templates images and container
+// fields) are shared between the objects it decodes, and its bounded
+// tables keep a reference to one copy of each; strings being immutable,
+// no caller can tell. SourceOptions.ShareMutableParts, off by default,
+// shares mutable values too: managedFields' FieldsV1, resource lists, and
+// a pod's containers, volumes, tolerations, security context, affinity and
+// status conditions, decoded once per distinct encoding and shared whole
+// (slices included) by the pods that carry the same bytes. Objects of such
+// a source must not be mutated in place, the contract of objects in a
+// cache anyway; DeepCopy gives a private copy.
 package kube

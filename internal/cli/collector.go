@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/kinformer/kinformer/metrics"
 )
@@ -17,35 +18,39 @@ func (c *counter) value() int64 { return c.n.Load() }
 // gauge is a metrics.Gauge the CLI can read back.
 type gauge struct{ bits atomic.Uint64 }
 
-func (g *gauge) Set(v float64)     { g.bits.Store(math.Float64bits(v)) }
-func (g *gauge) value() float64    { return math.Float64frombits(g.bits.Load()) }
-func (g *gauge) Observe(v float64) { g.Set(v) }
+func (g *gauge) Set(v float64)  { g.bits.Store(math.Float64bits(v)) }
+func (g *gauge) value() float64 { return math.Float64frombits(g.bits.Load()) }
 
-// informerCounters are the readable instruments of one informer and of its
-// handlers (summed).
+// informerCounters are the readable instruments of one informer: its
+// reflector's traffic with the server, its queue and cache, and its handler
+// (the CLI registers one handler per informer).
 type informerCounters struct {
 	lists, listErrors, watches, watchErrors          counter
 	added, modified, deleted, bookmarks, errorEvents counter
-	lastRV, queueDepth                               gauge
-	// backlog and merged are the handlers' (the CLI registers one handler
-	// per informer).
-	backlog gauge
-	merged  counter
-	panics  counter
+	skipped, backoffs                                counter
+	lastRV, queueDepth, objects                      gauge
+	backlog                                          gauge
+	merged, panics                                   counter
 }
 
-// collector is a metrics.InformerProvider that keeps every instrument in
-// memory for the stats view, and forwards to next (Prometheus, when
-// --metrics-addr is set). It is safe for concurrent use.
+// collector is the metrics.Provider of the CLI's informers. It keeps every
+// instrument the views read in memory, tells the health tracker (when set)
+// about the reflector's successes and back-off delays, and forwards
+// everything to next (Prometheus, when --metrics-addr is set). It is safe
+// for concurrent use.
 type collector struct {
-	next metrics.InformerProvider
+	next metrics.Provider
+	// health, when set, hears of lists, watches and back-off delays. It is
+	// set before the first informer asks for instruments and not changed
+	// afterwards.
+	health *health
 
 	// mu guards byName.
 	mu     sync.Mutex
 	byName map[string]*informerCounters
 }
 
-func newCollector(next metrics.InformerProvider) *collector {
+func newCollector(next metrics.Provider) *collector {
 	return &collector{next: next, byName: make(map[string]*informerCounters)}
 }
 
@@ -62,50 +67,85 @@ func (c *collector) counters(name string) *informerCounters {
 	return ic
 }
 
-// NewInformerMetrics implements metrics.InformerProvider.
-func (c *collector) NewInformerMetrics(name string) metrics.InformerMetrics {
+// NewReflectorMetrics implements metrics.Provider. The reflector of an
+// informer is named after the informer.
+func (c *collector) NewReflectorMetrics(name string) metrics.ReflectorMetrics {
 	ic := c.counters(name)
-	m := metrics.InformerMetrics{
-		Lists: &ic.lists, ListErrors: &ic.listErrors,
-		Watches: &ic.watches, WatchErrors: &ic.watchErrors,
-		AddedEvents: &ic.added, ModifiedEvents: &ic.modified, DeletedEvents: &ic.deleted,
-		BookmarkEvents: &ic.bookmarks, ErrorEvents: &ic.errorEvents,
-		LastResourceVersion: &ic.lastRV, QueueDepth: &ic.queueDepth,
+	var n metrics.ReflectorMetrics
+	if c.next != nil {
+		n = c.next.NewReflectorMetrics(name)
 	}
-	if c.next == nil {
-		return m
+	n = n.WithDefaults()
+	h := c.health
+	listed := func(v float64) {
+		if h != nil {
+			h.listed(name, int(v))
+		}
 	}
-	n := c.next.NewInformerMetrics(name).WithDefaults()
-	return metrics.InformerMetrics{
-		Lists:               teeCounter{m.Lists, n.Lists},
-		ListErrors:          teeCounter{m.ListErrors, n.ListErrors},
-		ListDuration:        n.ListDuration,
-		Watches:             teeCounter{m.Watches, n.Watches},
-		WatchErrors:         teeCounter{m.WatchErrors, n.WatchErrors},
-		WatchDuration:       n.WatchDuration,
-		AddedEvents:         teeCounter{m.AddedEvents, n.AddedEvents},
-		ModifiedEvents:      teeCounter{m.ModifiedEvents, n.ModifiedEvents},
-		DeletedEvents:       teeCounter{m.DeletedEvents, n.DeletedEvents},
-		BookmarkEvents:      teeCounter{m.BookmarkEvents, n.BookmarkEvents},
-		ErrorEvents:         teeCounter{m.ErrorEvents, n.ErrorEvents},
-		LastResourceVersion: teeGauge{m.LastResourceVersion, n.LastResourceVersion},
-		QueueDepth:          teeGauge{m.QueueDepth, n.QueueDepth},
+	list := func(m metrics.ListMetrics) metrics.ListMetrics {
+		return metrics.ListMetrics{
+			Attempts: teeCounter{&ic.lists, m.Attempts},
+			Errors:   teeCounter{&ic.listErrors, m.Errors},
+			Duration: m.Duration,
+			Items:    hookHistogram{m.Items, listed},
+			Last:     m.Last,
+		}
+	}
+	return metrics.ReflectorMetrics{
+		PagedLists:     list(n.PagedLists),
+		StreamingLists: list(n.StreamingLists),
+		Watches: teeCounter{&ic.watches, hookCounter{n.Watches, func() {
+			if h != nil {
+				h.watching(name)
+			}
+		}}},
+		WatchErrors:    teeCounter{&ic.watchErrors, n.WatchErrors},
+		WatchDuration:  n.WatchDuration,
+		ShortWatches:   n.ShortWatches,
+		AddedEvents:    teeCounter{&ic.added, n.AddedEvents},
+		ModifiedEvents: teeCounter{&ic.modified, n.ModifiedEvents},
+		DeletedEvents:  teeCounter{&ic.deleted, n.DeletedEvents},
+		BookmarkEvents: teeCounter{&ic.bookmarks, n.BookmarkEvents},
+		ErrorEvents:    teeCounter{&ic.errorEvents, n.ErrorEvents},
+		Skipped:        teeCounter{&ic.skipped, n.Skipped},
+		Backoff: hookHistogram{n.Backoff, func(seconds float64) {
+			ic.backoffs.Inc()
+			if h != nil {
+				h.backoff(name, time.Duration(seconds*float64(time.Second)))
+			}
+		}},
+		LastResourceVersion: teeGauge{&ic.lastRV, n.LastResourceVersion},
 	}
 }
 
-// NewHandlerMetrics implements metrics.InformerProvider.
+// NewInformerMetrics implements metrics.Provider.
+func (c *collector) NewInformerMetrics(name string) metrics.InformerMetrics {
+	ic := c.counters(name)
+	var n metrics.InformerMetrics
+	if c.next != nil {
+		n = c.next.NewInformerMetrics(name)
+	}
+	n = n.WithDefaults()
+	return metrics.InformerMetrics{
+		QueueDepth: teeGauge{&ic.queueDepth, n.QueueDepth},
+		Objects:    teeGauge{&ic.objects, n.Objects},
+	}
+}
+
+// NewHandlerMetrics implements metrics.Provider.
 func (c *collector) NewHandlerMetrics(informer, handler string) metrics.HandlerMetrics {
 	ic := c.counters(informer)
-	m := metrics.HandlerMetrics{Backlog: &ic.backlog, Merged: &ic.merged, Panics: &ic.panics}
-	if c.next == nil {
-		return m
+	var n metrics.HandlerMetrics
+	if c.next != nil {
+		n = c.next.NewHandlerMetrics(informer, handler)
 	}
-	n := c.next.NewHandlerMetrics(informer, handler).WithDefaults()
+	latency := n.Latency // nil unless Prometheus measures it: it costs two clock reads per call
+	n = n.WithDefaults()
 	return metrics.HandlerMetrics{
-		Backlog: teeGauge{m.Backlog, n.Backlog},
-		Merged:  teeCounter{m.Merged, n.Merged},
-		Panics:  teeCounter{m.Panics, n.Panics},
-		Latency: n.Latency,
+		Backlog: teeGauge{&ic.backlog, n.Backlog},
+		Merged:  teeCounter{&ic.merged, n.Merged},
+		Panics:  teeCounter{&ic.panics, n.Panics},
+		Latency: latency,
 	}
 }
 
@@ -116,3 +156,19 @@ func (t teeCounter) Inc() { t.a.Inc(); t.b.Inc() }
 type teeGauge struct{ a, b metrics.Gauge }
 
 func (t teeGauge) Set(v float64) { t.a.Set(v); t.b.Set(v) }
+
+// hookCounter is a counter that also calls fn on every Inc.
+type hookCounter struct {
+	metrics.Counter
+	fn func()
+}
+
+func (h hookCounter) Inc() { h.Counter.Inc(); h.fn() }
+
+// hookHistogram is a histogram that also calls fn with every value.
+type hookHistogram struct {
+	metrics.Histogram
+	fn func(float64)
+}
+
+func (h hookHistogram) Observe(v float64) { h.Histogram.Observe(v); h.fn(v) }

@@ -3,12 +3,16 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
@@ -31,7 +35,58 @@ var (
 	ErrUnknownResource = errors.New("unknown resource")
 	ErrForbidden       = errors.New("forbidden")
 	ErrUnauthorized    = errors.New("unauthorized")
+	ErrBadSelector     = errors.New("bad selector")
 )
+
+// validateSelectors checks -l and --field-selector before anything
+// connects, so that a typo is reported as one, naming the flag and the
+// selector, and not as a failing watch.
+func validateSelectors(label, field string) error {
+	if err := (kube.Selection{LabelSelector: label}).Validate(); err != nil {
+		return kindError(ErrBadSelector, err,
+			"bad -l/--selector: %v\n"+
+				"A label selector is requirements separated by commas, such as app=web, tier!=db, env in (prod,staging), !legacy.", err)
+	}
+	if err := (kube.Selection{FieldSelector: field}).Validate(); err != nil {
+		return kindError(ErrBadSelector, err,
+			"bad --field-selector: %v\n"+
+				"A field selector is field=value or field!=value pairs separated by commas, such as status.phase=Running,spec.nodeName=n1.", err)
+	}
+	return nil
+}
+
+// kubeconfigEnvProblem says what is wrong with the files $KUBECONFIG
+// names when none of them could be used ("" when it is not set, or names a
+// file that exists and is not empty).
+func kubeconfigEnvProblem() string {
+	env := os.Getenv(clientcmd.RecommendedConfigPathEnvVar)
+	if env == "" {
+		return ""
+	}
+	var problems []string
+	for _, path := range filepath.SplitList(env) {
+		if path == "" {
+			continue
+		}
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			problems = append(problems, fmt.Sprintf("%s does not exist", path))
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("%s cannot be read: %v", path, err))
+		case fi.IsDir():
+			problems = append(problems, fmt.Sprintf("%s is a directory", path))
+		case fi.Size() == 0:
+			problems = append(problems, fmt.Sprintf("%s is empty", path))
+		default:
+			return ""
+		}
+	}
+	if len(problems) == 0 {
+		return ""
+	}
+	return strings.Join(problems, "; ")
+}
 
 // kindError is a UserError that also matches kind.
 func kindError(kind error, cause error, format string, args ...any) error {
@@ -54,6 +109,11 @@ func explain(err error, host, resource string) error {
 		what = fmt.Sprintf("%q", resource)
 	}
 	switch {
+	case errors.Is(err, kube.ErrNoConfig) && kubeconfigEnvProblem() != "":
+		return kindError(ErrNoCluster, err,
+			"no cluster configured: $KUBECONFIG=%s, but %s.\n"+
+				"Point $KUBECONFIG (or --kubeconfig) at a kubeconfig file, or unset it to use ~/.kube/config.",
+			os.Getenv(clientcmd.RecommendedConfigPathEnvVar), kubeconfigEnvProblem())
 	case errors.Is(err, kube.ErrNoConfig):
 		return kindError(ErrNoCluster, err,
 			"no cluster configured: kinformer looked for --kubeconfig, $KUBECONFIG, ~/.kube/config and an in-cluster service account, and found none.\n"+

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -93,5 +95,60 @@ func TestExecuteWithoutACluster(t *testing.T) {
 	}
 	if err := Execute(context.Background(), streams, []string{"watch"}); err == nil {
 		t.Error("watch without a resource accepted")
+	}
+}
+
+func TestBadSelectorsAreReportedBeforeConnecting(t *testing.T) {
+	// No cluster is configured at all: the selector is checked first.
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"get", "pods", "-l", "app=(web"}, []string{`bad -l/--selector: label selector "app=(web": unable to parse requirement`, "env in (prod,staging)"}},
+		{[]string{"watch", "pods", "--selector", "tier in web"}, []string{`label selector "tier in web"`}},
+		{[]string{"stats", "pods", "--field-selector", "status.phase=Running,x"}, []string{`bad --field-selector: field selector "status.phase=Running,x"`, "status.phase=Running,spec.nodeName=n1"}},
+	} {
+		var out, errOut bytes.Buffer
+		err := Execute(context.Background(), Streams{Out: &out, ErrOut: &errOut}, tc.args)
+		if !errors.Is(err, ErrBadSelector) {
+			t.Errorf("%q: err %v, want ErrBadSelector", tc.args, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(FormatError(err), w) {
+				t.Errorf("%q: %q lacks %q", tc.args, FormatError(err), w)
+			}
+		}
+		if out.Len()+errOut.Len() != 0 {
+			t.Errorf("%q printed %q %q", tc.args, out.String(), errOut.String())
+		}
+	}
+}
+
+func TestKubeconfigEnvNamingMissingFilesIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	missing, empty := filepath.Join(dir, "missing"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", dir)
+	t.Setenv("KUBERNETES_SERVICE_HOST", "") // not in a pod
+	for _, tc := range []struct {
+		env  string
+		want string
+	}{
+		{missing, "$KUBECONFIG=" + missing + ", but " + missing + " does not exist"},
+		{missing + string(filepath.ListSeparator) + empty, missing + " does not exist; " + empty + " is empty"},
+	} {
+		t.Setenv("KUBECONFIG", tc.env)
+		err := Execute(context.Background(), Streams{Out: io.Discard, ErrOut: io.Discard}, []string{"get", "pods"})
+		if !errors.Is(err, ErrNoCluster) {
+			t.Errorf("KUBECONFIG=%s: err %v, want ErrNoCluster", tc.env, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "unset it") {
+			t.Errorf("KUBECONFIG=%s: %q lacks %q", tc.env, err.Error(), tc.want)
+		}
 	}
 }

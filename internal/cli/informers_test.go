@@ -2,13 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +12,6 @@ import (
 
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
-	"github.com/kinformer/kinformer/metrics"
 )
 
 func TestCountingSourceCountsPagesAndTotal(t *testing.T) {
@@ -101,81 +96,5 @@ func TestEventPrinterJSONAndWatchOnly(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(lines[0]), &ev); err != nil || ev.Type != "ADDED" || ev.Object.Metadata.Name != "new" {
 		t.Errorf("line %q: %+v %v", lines[0], ev, err)
-	}
-}
-
-func TestCollectorKeepsCountsAndForwards(t *testing.T) {
-	next := &recordingProvider{}
-	c := newCollector(next)
-	m := c.NewInformerMetrics("pods")
-	m.AddedEvents.Inc()
-	m.AddedEvents.Inc()
-	m.LastResourceVersion.Set(42)
-	h := c.NewHandlerMetrics("pods", "h")
-	h.Backlog.Set(3)
-	h.Merged.Inc()
-	got := c.counters("pods")
-	if got.added.value() != 2 || got.lastRV.value() != 42 || got.backlog.value() != 3 || got.merged.value() != 1 {
-		t.Errorf("kept added %d rv %v backlog %v merged %d", got.added.value(), got.lastRV.value(), got.backlog.value(), got.merged.value())
-	}
-	if next.incs != 3 || next.sets != 2 {
-		t.Errorf("forwarded %d incs and %d sets, want 3 and 2", next.incs, next.sets)
-	}
-	if newCollector(nil).NewHandlerMetrics("x", "y").Latency != nil {
-		t.Error("latency measured without a Prometheus provider")
-	}
-}
-
-// recordingProvider counts every Inc and Set it receives.
-type recordingProvider struct {
-	mu         sync.Mutex
-	incs, sets int
-}
-
-func (r *recordingProvider) Inc()            { r.mu.Lock(); r.incs++; r.mu.Unlock() }
-func (r *recordingProvider) Set(float64)     { r.mu.Lock(); r.sets++; r.mu.Unlock() }
-func (r *recordingProvider) Observe(float64) {}
-func (r *recordingProvider) NewInformerMetrics(string) metrics.InformerMetrics {
-	return metrics.InformerMetrics{AddedEvents: r, LastResourceVersion: r}
-}
-func (r *recordingProvider) NewHandlerMetrics(string, string) metrics.HandlerMetrics {
-	return metrics.HandlerMetrics{Backlog: r, Merged: r}
-}
-
-func TestMetricsServerListensOnLoopbackAndStops(t *testing.T) {
-	if got, _ := metricsListenAddr(":9090"); got != "127.0.0.1:9090" {
-		t.Errorf("bare port listens on %q", got)
-	}
-	if got, _ := metricsListenAddr("0.0.0.0:9090"); got != "0.0.0.0:9090" {
-		t.Errorf("explicit host changed to %q", got)
-	}
-	if _, err := metricsListenAddr("9090"); err == nil {
-		t.Error("an address without a port accepted")
-	}
-	var errOut bytes.Buffer
-	provider, stop, err := serveMetrics(":0", &errOut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	provider.NewInformerMetrics("pods").AddedEvents.Inc()
-	line := errOut.String()
-	start := strings.Index(line, "http://") + len("http://")
-	addr := line[start : start+strings.Index(line[start:], "/")]
-	if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
-		t.Errorf("listening on %s", addr)
-	}
-	client := &http.Client{Transport: &http.Transport{}}
-	defer client.CloseIdleConnections()
-	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, "http://"+addr+"/metrics", nil)
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body bytes.Buffer
-	body.ReadFrom(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(body.String(), `kinformer_informer_events_total{name="pods",type="ADDED"} 1`) {
-		t.Errorf("/metrics lacks the informer's count:\n%s", body.String())
 	}
 }

@@ -37,7 +37,7 @@ func metricsListenAddr(addr string) (string, error) {
 // /debug/pprof/ on addr, and returns the provider informers report into and
 // a stop function that shuts the server down and waits for it. With an
 // empty addr it serves nothing and returns a nil provider.
-func serveMetrics(addr string, errOut io.Writer) (metrics.InformerProvider, func(), error) {
+func serveMetrics(addr string, errOut io.Writer) (metrics.Provider, func(), error) {
 	if addr == "" {
 		return nil, func() {}, nil
 	}
@@ -47,7 +47,7 @@ func serveMetrics(addr string, errOut io.Writer) (metrics.InformerProvider, func
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	provider, err := kprom.NewInformerProvider(kprom.InformerOptions{Registerer: reg, Namespace: "kinformer"})
+	provider, err := kprom.NewProvider(kprom.Options{Registerer: reg, Namespace: "kinformer"})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -84,6 +84,9 @@ type session struct {
 // connect loads the configuration and resolves args through discovery,
 // turning every failure into an error a person can act on.
 func (o *GlobalOptions) connect(ctx context.Context, args []string) (*session, error) {
+	if err := validateSelectors(o.LabelSelector, o.FieldSelector); err != nil {
+		return nil, err
+	}
 	if o.Kubeconfig != "" {
 		if _, err := os.Stat(o.Kubeconfig); err != nil {
 			return nil, kindError(ErrNoCluster, err, "cannot read the kubeconfig file given by --kubeconfig: %v", err)

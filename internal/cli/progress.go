@@ -40,46 +40,59 @@ func syncedLine(name string, objects int, took time.Duration) string {
 	return fmt.Sprintf("synced %s: %d objects in %s", name, objects, took.Round(time.Millisecond))
 }
 
-// progressPrinter redraws progress lines on a terminal (one line per
-// informer, rewritten in place) or prints them plainly every interval.
+// progressPrinter draws a block of progress lines on a terminal, redrawn
+// in place, with log lines printed above it for good; elsewhere it prints
+// both plainly.
 type progressPrinter struct {
 	w        io.Writer
 	terminal bool
-	// drawn is the number of lines last drawn on the terminal.
+	// width returns the terminal's width in columns; block lines are cut
+	// to one less, so each takes exactly one row and none wraps.
+	width func() int
+	// drawn is the number of block lines on the terminal.
 	drawn int
 }
 
-func (p *progressPrinter) draw(lines []string) {
+// draw prints log above the block and redraws the block as lines.
+func (p *progressPrinter) draw(log, lines []string) {
 	if !p.terminal {
-		for _, l := range lines {
+		for _, l := range append(log, lines...) {
 			fmt.Fprintln(p.w, l)
 		}
 		return
 	}
 	var b strings.Builder
-	if p.drawn > 0 {
-		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
-	}
-	for _, l := range lines {
-		b.WriteString("\r\x1b[2K")
+	p.rewindTo(&b)
+	for _, l := range log {
 		b.WriteString(l)
-		b.WriteByte('\n')
+		b.WriteString(clearLineEnd + "\n")
 	}
+	w := p.width()
+	for _, l := range lines {
+		b.WriteString(truncate(l, w-1))
+		b.WriteString(clearLineEnd + "\n")
+	}
+	b.WriteString(clearScreenEnd)
 	p.drawn = len(lines)
 	io.WriteString(p.w, b.String())
 }
 
-// clear removes the lines drawn on a terminal.
+// rewindTo moves the cursor to the start of the block's first line.
+func (p *progressPrinter) rewindTo(b *strings.Builder) {
+	if p.drawn > 0 {
+		fmt.Fprintf(b, "\x1b[%dA", p.drawn)
+	}
+	b.WriteString("\r")
+}
+
+// clear removes the block from the terminal.
 func (p *progressPrinter) clear() {
 	if !p.terminal || p.drawn == 0 {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
-	for range p.drawn {
-		b.WriteString("\r\x1b[2K\n")
-	}
-	fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
+	p.rewindTo(&b)
+	b.WriteString(clearScreenEnd)
 	p.drawn = 0
 	io.WriteString(p.w, b.String())
 }

@@ -95,14 +95,20 @@ cached, watch events per second by type, the handler's backlog and merged
 notifications, the last resource version, the time the initial sync took,
 and the heap in use.
 
-On a terminal the view is redrawn in place. Otherwise each refresh prints one
-line per informer of space-separated key=value pairs, for scripts:
+On a terminal the view is a table fitted to its width, redrawn in place, with
+what goes wrong (the server unreachable, a cache relisting) in a status area
+under it; -o wide shows every column. Otherwise, or with -o kv, each refresh
+prints one line per informer of space-separated key=value pairs, for scripts,
+and what goes wrong goes to standard error, said once:
 
   time=... resource=pods objects=150 synced=true sync=84ms added/s=2.0 ...
 
+-o json prints one JSON object per informer per refresh instead.
+
 Only metadata is cached unless --full is given.`,
 		Example: `  kinformer stats pods,configmaps -A
-  kinformer stats deploy -n web --once`,
+  kinformer stats deploy -n web --once
+  kinformer stats pods -A -o json | jq .objects`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return RunStats(cmd.Context(), streams, global, opts, args)
@@ -112,6 +118,7 @@ Only metadata is cached unless --full is given.`,
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "stop after this long (default: until interrupted)")
 	cmd.Flags().BoolVar(&opts.Once, "once", false, "print one sample after the sync and exit")
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "cache whole objects, not only their metadata")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: wide (every column), json or kv (default: a table fitted to the terminal, kv lines when piped)")
 	cmd.Flags().DurationVar(&opts.HandlerDelay, "handler-delay", 0, "make the handler take this long per notification, to watch a slow handler's backlog and merges")
 	return cmd
 }

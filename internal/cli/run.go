@@ -113,6 +113,10 @@ func (l *live[T]) syncTime() time.Duration {
 // goroutine it starts and run returns once they have all exited.
 type group[T labeled] struct {
 	informers []*live[T]
+	// health follows the informers' failures and recoveries; its run
+	// goroutine prints them to groupOptions.warnings unless a view holds
+	// the screen.
+	health *health
 }
 
 // groupOptions configure newGroup.
@@ -123,15 +127,18 @@ type groupOptions[T labeled] struct {
 	collector *collector
 	// handler returns the handler for one target; nil means a no-op.
 	handler func(target) informer.Handler[T]
-	// warnings receive errors after the sync (and retryable ones before).
+	// warnings receive what goes wrong after the sync (and what retrying
+	// may fix before it), in a few lines (see health).
 	warnings io.Writer
 	// ctxErr tells the error handler the command is ending.
 	ctxErr func() error
 }
 
 func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
-	g := &group[T]{}
-	var warnMu sync.Mutex
+	// What goes wrong reaches people through health, which hears of the
+	// informers' successes and back-off delays from the collector.
+	g := &group[T]{health: newHealth(opts.session.cfg.Host, opts.warnings, nil)}
+	opts.collector.health = g.health
 	for _, t := range opts.session.targets {
 		src, err := opts.newSource(opts.session.cfg, t.res.GVR, kube.SourceOptions{
 			Selection: kube.Selection{Namespace: t.namespace, LabelSelector: opts.global.LabelSelector, FieldSelector: opts.global.FieldSelector},
@@ -157,9 +164,7 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 					}
 					return
 				}
-				warnMu.Lock()
-				fmt.Fprintf(opts.warnings, "warning: %s: %v\n", l.name, err)
-				warnMu.Unlock()
+				g.health.failure(l.name, err)
 			},
 		})
 		if err != nil {
@@ -193,6 +198,7 @@ func informerName(t target) string {
 // goroutines (and the sync timers started here) have exited.
 func (g *group[T]) run(ctx context.Context) {
 	var wg sync.WaitGroup
+	wg.Go(func() { g.health.run(ctx) })
 	for _, l := range g.informers {
 		wg.Go(func() { _ = l.inf.Run(ctx) })
 		wg.Go(func() {

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"os"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
@@ -24,14 +27,22 @@ type StatsOptions struct {
 	// HandlerDelay makes the command's handler take this long per
 	// notification, to show a slow handler's backlog and merging.
 	HandlerDelay time.Duration
+	// Output is -o: "" (a table fitted to the terminal, or kv lines when
+	// the output is not a terminal), wide, json or kv.
+	Output string
 }
 
 // RunStats runs an informer per resource in args and shows, every
-// interval, what each is doing: a redrawn table on a terminal, one
-// parseable line per informer otherwise (see formatStatsLine). It returns
-// when ctx is done, opts.Duration has passed, or after one sample with
-// opts.Once.
+// interval, what each is doing: on a terminal a table fitted to its width,
+// redrawn in place, with what goes wrong (an outage, a relist) in a status
+// area under it; otherwise one parseable line per informer (see
+// formatStatsLine), or a JSON object with -o json, and what goes wrong as
+// lines on streams.ErrOut. It returns when ctx is done, opts.Duration has
+// passed, or after one sample with opts.Once.
 func RunStats(ctx context.Context, streams Streams, global *GlobalOptions, opts StatsOptions, args []string) error {
+	if err := validStatsOutput(opts.Output); err != nil {
+		return err
+	}
 	sess, err := global.connect(ctx, args)
 	if err != nil {
 		return err
@@ -65,6 +76,12 @@ func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 	if err != nil {
 		return err
 	}
+	view := newStatsView(streams, opts)
+	if view.redraw {
+		// The view shows what goes wrong in its status area.
+		defer g.health.hold()()
+	}
+	defer view.close() // after the informers have stopped
 	var wg sync.WaitGroup
 	wg.Go(func() { g.run(ctx) })
 	defer wg.Wait()
@@ -84,7 +101,6 @@ func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 		defer t.Stop()
 		expire = t.C
 	}
-	view := newStatsView(streams)
 	tick := time.NewTicker(opts.Interval)
 	defer tick.Stop()
 	sampler := newStatsSampler(g)
@@ -108,19 +124,48 @@ func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 			if opts.Once && !syncedAll {
 				continue
 			}
-			view.draw(sampler.sample(now))
+			view.draw(sampler.sample(now), g.health.statusLines())
 			if opts.Once && syncedAll {
 				return nil
 			}
 		case <-expire:
-			view.draw(sampler.sample(time.Now()))
+			view.draw(sampler.sample(time.Now()), g.health.statusLines())
 			return nil
 		case <-ctx.Done():
 			if !opts.Once {
-				view.draw(sampler.sample(time.Now())) // the final state
+				view.draw(sampler.sample(time.Now()), g.health.statusLines()) // the final state
 			}
 			return nil
 		}
+	}
+}
+
+// newStatsView picks how to show frames: a redrawn table on a terminal,
+// lines otherwise (kv unless -o says json, or a table that is printed once
+// with --once).
+func newStatsView(streams Streams, opts StatsOptions) *statsView {
+	v := &statsView{w: streams.Out, format: opts.Output, size: terminalSize(streams)}
+	if !streams.OutIsTerminal && v.format == statsTableOut {
+		v.format = statsKVOut
+	}
+	v.redraw = streams.OutIsTerminal && !opts.Once && (v.format == statsTableOut || v.format == statsWideOut)
+	return v
+}
+
+// terminalSize returns a function reading the size of the terminal
+// streams.Out is, falling back to streams.Width (or 80) columns and 24
+// rows when it cannot be read.
+func terminalSize(streams Streams) func() (int, int) {
+	return func() (int, int) {
+		if f, ok := streams.Out.(*os.File); ok && streams.OutIsTerminal {
+			if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 && h > 0 {
+				return w, h
+			}
+		}
+		if streams.Width > 0 {
+			return streams.Width, 24
+		}
+		return 80, 24
 	}
 }
 

@@ -1,0 +1,572 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// health turns what the informers report — failures through their error
+// handlers, back-off delays, successful lists and watches through the
+// collector — into a few sentences for a person: that the server went
+// away, once, with when the next try is; that it came back, and after how
+// long; that a cache had to be relisted and when it has been. It never
+// repeats the resource name and URL on every retry.
+//
+// It keeps two things: the current conditions (statusLines, for a view
+// that redraws) and a log of notes (takeNotes, for a view that prints
+// lines). A run goroutine prints the notes to out every second, unless a
+// view holds the screen (hold).
+//
+// Methods are safe for concurrent use: reflectors call in from their own
+// goroutines. Times come from now, so tests drive it without a real clock.
+type health struct {
+	host string
+	now  func() time.Time
+
+	// mu guards the fields below; it is never held while writing to out.
+	mu sync.Mutex
+	// down, downSince and downCause describe an outage in progress: the
+	// server did not answer (connection refused, reset, not ready).
+	down      bool
+	downSince time.Time
+	downCause string
+	// remindAt is when takeNotes next says an outage still goes on, and
+	// remindEvery how long after that the one after comes (doubling).
+	remindAt    time.Time
+	remindEvery time.Duration
+	informers   map[string]*informerHealth
+	// notes is the log, oldest first, at most maxNotes long; the first
+	// taken of them have been handed out by takeNotes.
+	notes []note
+	taken int
+
+	// outMu serializes writes to out (the run goroutine's, and a view's
+	// while it holds the screen) and guards held. Lock order: outMu, then
+	// mu.
+	outMu sync.Mutex
+	out   io.Writer
+	held  bool
+}
+
+// informerHealth is what health knows of one informer.
+type informerHealth struct {
+	// nextTry is when the reflector tries again, from its last back-off
+	// delay; nextTryAt is when that delay was reported.
+	nextTry, nextTryAt time.Time
+	// failing: the last attempt failed for a reason other than an
+	// unreachable server or an expired version; failPhase and failMsg say
+	// how, failSince since when.
+	failing   bool
+	failPhase listwatch.Phase
+	failMsg   string
+	failSince time.Time
+	// announced: a note about the current failure was handed out, so its
+	// end deserves one too.
+	announced bool
+	// relist: the server no longer has the version the informer was at
+	// (410 Gone), so the cache is being listed again, since relistSince.
+	relist      bool
+	relistSince time.Time
+	// outage: the informer lost its connection during the current (or last)
+	// outage and has not listed or watched since.
+	outage bool
+}
+
+// noteKind is what a note says.
+type noteKind int
+
+const (
+	noteDown      noteKind = iota // the server stopped answering
+	noteUp                        // it answers again, after d
+	noteExpired                   // name must relist: its version is gone (410)
+	noteResynced                  // name relisted n objects after an outage or a 410
+	noteFailing                   // name fails with text (not an outage)
+	noteRecovered                 // name works again, after d
+	noteWarning                   // name reported text once (skipped object, handler panic)
+)
+
+// note is one entry of the log.
+type note struct {
+	at    time.Time
+	kind  noteKind
+	name  string
+	text  string
+	d     time.Duration
+	n     int
+	phase listwatch.Phase
+	// repeats counts identical warnings folded into this one.
+	repeats int
+}
+
+const (
+	// maxNotes bounds the log.
+	maxNotes = 50
+	// recentNotes is how long a past event stays in the status area.
+	recentNotes = time.Minute
+	// firstReminder is how long an outage lasts before takeNotes first
+	// says it still goes on; reminders then come at doubling intervals up
+	// to maxReminder.
+	firstReminder = time.Minute
+	maxReminder   = 16 * time.Minute
+)
+
+func newHealth(host string, out io.Writer, now func() time.Time) *health {
+	if now == nil {
+		now = time.Now
+	}
+	return &health{host: host, out: out, now: now, informers: make(map[string]*informerHealth)}
+}
+
+func (h *health) informerLocked(name string) *informerHealth {
+	ih, ok := h.informers[name]
+	if !ok {
+		ih = &informerHealth{}
+		h.informers[name] = ih
+	}
+	return ih
+}
+
+func (h *health) addLocked(n note) {
+	if n.kind == noteWarning {
+		// An identical warning in the last minute is counted, not repeated.
+		for i := len(h.notes) - 1; i >= 0 && n.at.Sub(h.notes[i].at) < recentNotes; i-- {
+			if p := &h.notes[i]; p.kind == noteWarning && p.name == n.name && p.text == n.text && i >= h.taken {
+				p.repeats++
+				return
+			}
+		}
+	}
+	h.notes = append(h.notes, n)
+	if over := len(h.notes) - maxNotes; over > 0 {
+		h.notes = slices.Delete(h.notes, 0, over)
+		h.taken = max(0, h.taken-over)
+	}
+}
+
+// failure is informer name's error handler.
+func (h *health) failure(name string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	ih := h.informerLocked(name)
+	f := classifyFailure(err)
+	switch f.kind {
+	case failWarning:
+		h.addLocked(note{at: now, kind: noteWarning, name: name, text: f.text})
+	case failUnreachable:
+		ih.outage = true
+		ih.failing = false
+		if !h.down {
+			h.down, h.downSince, h.downCause = true, now, f.text
+			h.remindEvery = firstReminder
+			h.remindAt = now.Add(h.remindEvery)
+			h.addLocked(note{at: now, kind: noteDown, text: f.text})
+		}
+	case failExpired:
+		h.answeredLocked(now)
+		ih.failing = false
+		if !ih.relist {
+			ih.relist, ih.relistSince = true, now
+			h.addLocked(note{at: now, kind: noteExpired, name: name})
+		}
+	default:
+		if f.answered {
+			h.answeredLocked(now)
+		}
+		if !ih.failing || ih.failMsg != f.text {
+			ih.failing, ih.failPhase, ih.failMsg, ih.failSince, ih.announced = true, f.phase, f.text, now, false
+			h.addLocked(note{at: now, kind: noteFailing, name: name, text: f.text, phase: f.phase})
+		}
+	}
+}
+
+// answeredLocked records that the server answered (a success, or an error
+// only a running server gives), which ends an outage.
+func (h *health) answeredLocked(now time.Time) {
+	if h.down {
+		h.down = false
+		h.addLocked(note{at: now, kind: noteUp, d: now.Sub(h.downSince)})
+	}
+}
+
+// backoff records that informer name waits d before its next try.
+func (h *health) backoff(name string, d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	ih := h.informerLocked(name)
+	ih.nextTry, ih.nextTryAt = now.Add(d), now
+}
+
+// watching records that informer name opened a watch.
+func (h *health) watching(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	h.answeredLocked(now)
+	ih := h.informerLocked(name)
+	h.recoveredLocked(name, ih, now)
+	if !ih.relist {
+		ih.outage = false // the watch resumed where it was: nothing was missed
+	}
+}
+
+// listed records that informer name listed n objects into its cache.
+func (h *health) listed(name string, n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	h.answeredLocked(now)
+	ih := h.informerLocked(name)
+	h.recoveredLocked(name, ih, now)
+	if ih.relist || ih.outage {
+		h.addLocked(note{at: now, kind: noteResynced, name: name, n: n})
+		ih.relist, ih.outage = false, false
+	}
+}
+
+func (h *health) recoveredLocked(name string, ih *informerHealth, now time.Time) {
+	if !ih.failing {
+		return
+	}
+	ih.failing = false
+	if ih.announced {
+		h.addLocked(note{at: now, kind: noteRecovered, name: name, d: now.Sub(ih.failSince)})
+	}
+}
+
+// failureKind sorts informer errors by what a person should be told.
+type failureKind int
+
+const (
+	failOther       failureKind = iota // the server answered with an error
+	failUnreachable                    // nothing answered, or the server is not ready
+	failExpired                        // 410 Gone: relist
+	failWarning                        // one object or one handler call; nothing stopped
+)
+
+type failure struct {
+	kind  failureKind
+	phase listwatch.Phase
+	// text is the short reason, without the informer's name or the URL.
+	text string
+	// answered: the error came from a running server (an API status).
+	answered bool
+}
+
+func classifyFailure(err error) failure {
+	f := failure{}
+	var pe *listwatch.PhaseError
+	if errors.As(err, &pe) {
+		f.phase = pe.Phase
+	}
+	var panicErr *informer.HandlerPanicError
+	switch {
+	case errors.As(err, &panicErr):
+		f.kind, f.text = failWarning, fmt.Sprintf("handler panicked: %v", panicErr.Value)
+	case errors.Is(err, listwatch.ErrWrongType):
+		f.kind, f.text = failWarning, "skipped an object: "+innerMessage(err)
+	case errors.Is(err, listwatch.ErrExpired):
+		f.kind = failExpired
+	case errors.Is(err, listwatch.ErrUnavailable), unreachable(err):
+		f.kind, f.text = failUnreachable, unreachableCause(err)
+	default:
+		var status apierrors.APIStatus
+		f.text, f.answered = innerMessage(err), errors.As(err, &status)
+	}
+	return f
+}
+
+// unreachableCause is why nothing answered, in a few words.
+func unreachableCause(err error) string {
+	var status apierrors.APIStatus
+	switch {
+	case errors.As(err, &status):
+		return "not ready: " + serverMessage(err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "no route to host"
+	}
+	return rootCause(err)
+}
+
+// innerMessage is err's message without the informer name and phase the
+// reflector puts in front, and the server's message alone for API errors.
+func innerMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return serverMessage(err)
+	}
+	var pe *listwatch.PhaseError
+	if errors.As(err, &pe) && pe.Err != nil {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// nextTryLocked describes when informers retry: "next try in 6s" for the
+// soonest retry planned after since among names (every informer when names
+// is empty), or "retrying" when none is planned.
+func (h *health) nextTryLocked(now, since time.Time, names ...string) string {
+	var soonest time.Time
+	for name, ih := range h.informers {
+		if len(names) > 0 && !slices.Contains(names, name) {
+			continue
+		}
+		if ih.nextTryAt.Before(since) || !ih.nextTry.After(now) {
+			continue
+		}
+		if soonest.IsZero() || ih.nextTry.Before(soonest) {
+			soonest = ih.nextTry
+		}
+	}
+	if soonest.IsZero() {
+		return "retrying"
+	}
+	in := soonest.Sub(now)
+	if in >= 10*time.Second {
+		return fmt.Sprintf("next try in %s, at %s", roundDuration(in), clockTime(soonest))
+	}
+	return "next try in " + roundDuration(in)
+}
+
+// renderLocked is a note as a sentence, at now; ok is false for a note
+// that no longer holds (a failure that has already cleared).
+func (h *health) renderLocked(n note, now time.Time) (text string, ok bool) {
+	switch n.kind {
+	case noteDown:
+		return fmt.Sprintf("server %s unreachable (%s); %s", h.host, n.text, h.nextTryLocked(now, n.at)), true
+	case noteUp:
+		return fmt.Sprintf("reconnected to %s after %s", h.host, roundDuration(n.d)), true
+	case noteExpired:
+		ih := h.informers[n.name]
+		when := h.nextTryLocked(now, n.at, n.name)
+		if when == "retrying" || !ih.relist {
+			when = "now"
+		} else {
+			when = strings.TrimPrefix(when, "next try ")
+		}
+		return fmt.Sprintf("%s: the server no longer has the version the cache was at (410 Gone); relisting %s", n.name, when), true
+	case noteResynced:
+		return fmt.Sprintf("%s: cache resynced, %d objects", n.name, n.n), true
+	case noteFailing:
+		ih := h.informers[n.name]
+		if ih == nil || !ih.failing || ih.failMsg != n.text {
+			return "", false
+		}
+		ih.announced = true
+		return fmt.Sprintf("%s: %s failed: %s; %s", n.name, n.phase, n.text, h.nextTryLocked(now, n.at, n.name)), true
+	case noteRecovered:
+		return fmt.Sprintf("%s: working again after %s", n.name, roundDuration(n.d)), true
+	case noteWarning:
+		t := n.name + ": " + n.text
+		if n.repeats > 0 {
+			t += fmt.Sprintf(" (%d more like it)", n.repeats)
+		}
+		return t, true
+	}
+	return "", false
+}
+
+// takeNotes returns the notes not handed out yet, as lines led by their
+// time, and a reminder when an outage has gone on for a while.
+func (h *health) takeNotes() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	var out []string
+	for _, n := range h.notes[h.taken:] {
+		if t, ok := h.renderLocked(n, now); ok {
+			out = append(out, clockTime(n.at)+" "+t)
+		}
+	}
+	h.taken = len(h.notes)
+	if h.down && !now.Before(h.remindAt) {
+		out = append(out, fmt.Sprintf("%s server %s still unreachable, for %s (%s); %s", clockTime(now), h.host,
+			roundDuration(now.Sub(h.downSince)), h.downCause, h.nextTryLocked(now, h.downSince)))
+		h.remindEvery = min(2*h.remindEvery, maxReminder)
+		h.remindAt = now.Add(h.remindEvery)
+	}
+	return mergeNames(out)
+}
+
+// statusLines is what a redrawn view shows under its table: the conditions
+// that hold now (an outage, caches relisting, failing informers), then the
+// events of the last minute, newest last.
+func (h *health) statusLines() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	out := h.conditionsLocked(now)
+	var recent []string
+	for _, n := range h.notes {
+		switch n.kind {
+		case noteUp, noteResynced, noteRecovered, noteWarning:
+		default:
+			continue
+		}
+		if now.Sub(n.at) > recentNotes {
+			continue
+		}
+		if t, ok := h.renderLocked(n, now); ok {
+			recent = append(recent, clockTime(n.at)+" "+t)
+		}
+	}
+	recent = mergeNames(recent)
+	if len(recent) > 3 {
+		recent = recent[len(recent)-3:]
+	}
+	return append(out, recent...)
+}
+
+// conditions is what holds now: an outage, caches relisting, informers
+// failing.
+func (h *health) conditions() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.conditionsLocked(h.now())
+}
+
+func (h *health) conditionsLocked(now time.Time) []string {
+	var out []string
+	if h.down {
+		out = append(out, fmt.Sprintf("server %s unreachable since %s (%s): %s · %s", h.host, clockTime(h.downSince),
+			roundDuration(now.Sub(h.downSince)), h.downCause, h.nextTryLocked(now, h.downSince)))
+	}
+	names := make([]string, 0, len(h.informers))
+	for name := range h.informers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var conditions []string
+	for _, name := range names {
+		ih := h.informers[name]
+		switch {
+		case ih.relist:
+			when := h.nextTryLocked(now, ih.relistSince, name)
+			if when == "retrying" {
+				when = "relisting now"
+			} else {
+				when = "relisting " + strings.TrimPrefix(when, "next try ")
+			}
+			conditions = append(conditions, fmt.Sprintf("%s: version gone from the server (410) · %s", name, when))
+		case ih.failing:
+			ih.announced = true
+			conditions = append(conditions, fmt.Sprintf("%s: %s failing since %s: %s · %s", name, ih.failPhase,
+				clockTime(ih.failSince), ih.failMsg, h.nextTryLocked(now, ih.failSince, name)))
+		}
+	}
+	return append(out, mergeNames(conditions)...)
+}
+
+// mergeNames folds lines that differ only in the informer name before the
+// first ": " (after an optional time) into one naming them all:
+// "pods: x" and "configmaps: x" become "pods, configmaps: x".
+func mergeNames(lines []string) []string {
+	var out []string
+	var rests []string
+	for _, l := range lines {
+		prefix, body := "", l
+		if len(l) > 9 && l[2] == ':' && l[5] == ':' && l[8] == ' ' { // "15:04:05 "
+			prefix, body = l[:9], l[9:]
+		}
+		name, rest, ok := strings.Cut(body, ": ")
+		if ok && strings.Contains(name, " ") && !strings.Contains(name, " -n ") {
+			ok = false // a sentence, not an informer name
+		}
+		if ok {
+			if i := slices.Index(rests, prefix+"\x00"+rest); i >= 0 {
+				p, b := out[i][:len(prefix)], out[i][len(prefix):]
+				n, r, _ := strings.Cut(b, ": ")
+				out[i] = p + n + ", " + name + ": " + r
+				continue
+			}
+		}
+		out = append(out, l)
+		if ok {
+			rests = append(rests, prefix+"\x00"+rest)
+		} else {
+			rests = append(rests, "\x01"+l)
+		}
+	}
+	return out
+}
+
+// hold stops the run goroutine from printing notes, for a view that shows
+// them itself (taking them with takeNotes or statusLines) while it owns
+// the screen; release lets it print again.
+func (h *health) hold() (release func()) {
+	h.outMu.Lock()
+	h.held = true
+	h.outMu.Unlock()
+	return func() {
+		h.outMu.Lock()
+		h.held = false
+		h.outMu.Unlock()
+	}
+}
+
+// print writes the notes not handed out yet to out, unless a view holds
+// the screen.
+func (h *health) print() {
+	h.outMu.Lock()
+	defer h.outMu.Unlock()
+	if h.held || h.out == nil {
+		return
+	}
+	for _, l := range h.takeNotes() {
+		fmt.Fprintln(h.out, l)
+	}
+}
+
+// run prints the notes every second until ctx is done, then once more.
+func (h *health) run(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			h.print()
+			return
+		case <-t.C:
+			h.print()
+		}
+	}
+}
+
+// clockTime is t as a person reads it on a clock: 19:02:11.
+func clockTime(t time.Time) string { return t.Format("15:04:05") }
+
+// roundDuration rounds d for reading: 48s, 1m40s, 800ms.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(time.Second).String()
+	case d < time.Hour:
+		d = d.Round(time.Second)
+	default:
+		d = d.Round(time.Minute)
+	}
+	s := d.String() // 1m40s, 2m0s, 1h5m0s
+	if d%time.Minute == 0 {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	return s
+}

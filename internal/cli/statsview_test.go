@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		items, total int64
+		bar          int
+		want         string
+	}{
+		{1500, 0, 0, "syncing pods: 1500 objects, 750/s, 2s"},
+		{500, 2000, 0, "syncing pods: 500/2000 objects, 250/s, 2s"},
+		{1000, 2000, 10, "[█████░░░░░] syncing pods: 1000/2000 objects, 500/s, 2s"},
+	} {
+		if got := progressLine("pods", tc.items, tc.total, 2*time.Second, tc.bar); got != tc.want {
+			t.Errorf("progressLine(%d, %d, bar %d) = %q, want %q", tc.items, tc.total, tc.bar, got, tc.want)
+		}
+	}
+	// Without a total the bar still moves.
+	if a, b := progressLine("p", 1, 0, 0, 10), progressLine("p", 1, 0, 300*time.Millisecond, 10); a[:12] == b[:12] {
+		t.Errorf("indeterminate bar did not move: %q, %q", a, b)
+	}
+}
+
+func TestStatsLineIsParseable(t *testing.T) {
+	s := statSample{name: "pods -n web", resource: "pods", namespace: "web", objects: 150, synced: true, syncTime: 84 * time.Millisecond,
+		added: 120, modified: 240, deleted: 118, addRate: 2, modifyRate: 4.25, deleteRate: 2,
+		backlog: 3, merged: 7, rv: "4711", lists: 1, watches: 2}
+	line := formatStatsLine(s, processSample{heapBytes: 15 << 20})
+	kv := map[string]string{}
+	for _, f := range strings.Fields(line) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("field %q is not key=value in %q", f, line)
+		}
+		kv[k] = v
+	}
+	want := map[string]string{"resource": "pods", "namespace": "web", "objects": "150", "synced": "true", "sync": "84ms",
+		"added/s": "2.0", "modified/s": "4.2", "deleted/s": "2.0", "added": "120", "modified": "240", "deleted": "118",
+		"backlog": "3", "merged": "7", "rv": "4711", "lists": "1", "watches": "2", "errors": "0", "heap": "15.0MiB"}
+	for k, v := range want {
+		if kv[k] != v {
+			t.Errorf("%s=%q, want %q (line %q)", k, kv[k], v, line)
+		}
+	}
+	unsynced := formatStatsLine(statSample{name: "cm", resource: "configmaps"}, processSample{})
+	if !strings.Contains(unsynced, "resource=configmaps namespace=* ") || !strings.Contains(unsynced, "synced=false sync=- ") || !strings.Contains(unsynced, "rv=-") {
+		t.Errorf("unsynced line %q", unsynced)
+	}
+}
+
+func TestStatsJSONLine(t *testing.T) {
+	s := statSample{resource: "pods", namespace: "web", objects: 150, synced: true, syncTime: 84 * time.Millisecond, addRate: 2, rv: "4711"}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(formatStatsJSON(testNow, s, processSample{heapBytes: 1024})), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"time": "2026-11-21T12:00:00Z", "resource": "pods", "namespace": "web", "objects": 150.0, "synced": true,
+		"syncSeconds": 0.084, "addedPerSecond": 2.0, "resourceVersion": "4711", "heapBytes": 1024.0}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %v, want %v", k, got[k], v)
+		}
+	}
+	if _, ok := got["listed"]; ok {
+		t.Error("a synced informer reports its listing progress")
+	}
+}
+
+func TestBytesIEC(t *testing.T) {
+	for n, want := range map[uint64]string{0: "0B", 1023: "1023B", 1536: "1.5KiB", 5 << 30: "5.0GiB"} {
+		if got := bytesIEC(n); got != want {
+			t.Errorf("bytesIEC(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestStatsOutputFormats(t *testing.T) {
+	for _, o := range []string{"", "wide", "json", "kv"} {
+		if err := validStatsOutput(o); err != nil {
+			t.Errorf("-o %q: %v", o, err)
+		}
+	}
+	if err := validStatsOutput("yaml"); err == nil || !strings.Contains(err.Error(), "wide, json, kv") {
+		t.Errorf("-o yaml: %v", err)
+	}
+	for _, tc := range []struct {
+		terminal, once bool
+		output         string
+		format         string
+		redraw         bool
+	}{
+		{true, false, "", statsTableOut, true},
+		{true, false, "wide", statsWideOut, true},
+		{true, false, "json", statsJSONOut, false},
+		{true, true, "", statsTableOut, false},
+		{false, false, "", statsKVOut, false},
+		{false, false, "wide", statsWideOut, false},
+	} {
+		v := newStatsView(Streams{OutIsTerminal: tc.terminal}, StatsOptions{Once: tc.once, Output: tc.output})
+		if v.format != tc.format || v.redraw != tc.redraw {
+			t.Errorf("terminal %t once %t -o %q: format %q redraw %t, want %q %t", tc.terminal, tc.once, tc.output, v.format, v.redraw, tc.format, tc.redraw)
+		}
+	}
+}
+
+// demoFrame is a frame with the informers of `make demo` and two with long
+// names, the last one still syncing.
+func demoFrame(at time.Time, tick int) statsFrame {
+	return statsFrame{at: at, process: processSample{heapBytes: 14 << 20, goroutines: 31, uptime: time.Duration(tick) * time.Second},
+		informers: []statSample{
+			{name: "pods", objects: 90 + tick, synced: true, syncTime: 48 * time.Millisecond, addRate: 2, modifyRate: 4.5, deleteRate: 2,
+				backlog: 0, merged: 3, rv: fmt.Sprint(4711 + 10*tick), lists: 1, watches: 2, errEvents: int64(tick / 2)},
+			{name: "configmaps", objects: 91, synced: true, syncTime: 1234 * time.Millisecond, addRate: 1.5, modifyRate: 3, deleteRate: 1.5,
+				backlog: 12, rv: fmt.Sprint(4712 + 10*tick), lists: 1, watches: 1},
+			{name: "deployments.apps -n kinformer-demo-with-a-long-namespace", objects: 3, synced: true, syncTime: 9 * time.Millisecond, rv: "4700", lists: 1, watches: 1},
+			{name: "widgets.stable.example.kinformer.dev", listed: 4000, total: 10000, lists: 2},
+		}}
+}
+
+// checkScreen checks what a terminal shows of the stats view: the table at
+// the top, once, no row reaching the last column, every informer once.
+func checkScreen(t *testing.T, term *vt, width int, wantColumns, names []string) []string {
+	t.Helper()
+	if p := term.problems(); len(p) > 0 {
+		t.Errorf("the terminal did not understand %q", p)
+	}
+	screen := term.lines()
+	if !strings.HasPrefix(screen[0], "RESOURCE") {
+		t.Errorf("first row %q is not the header; screen:\n%s", screen[0], term.text())
+	}
+	headers := 0
+	for i, row := range screen {
+		if n := utf8.RuneCountInString(row); n >= width {
+			t.Errorf("row %d is %d columns wide on a %d-column terminal: %q", i, n, width, row)
+		}
+		if strings.HasPrefix(row, "RESOURCE") {
+			headers++
+		}
+	}
+	if headers != 1 {
+		t.Errorf("%d header rows on the screen:\n%s", headers, term.text())
+	}
+	for _, c := range wantColumns {
+		if !slices.Contains(strings.Fields(screen[0]), c) {
+			t.Errorf("header %q lacks column %s", screen[0], c)
+		}
+	}
+	for _, name := range names {
+		n := 0
+		for _, row := range screen {
+			if strings.HasPrefix(row, name) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d rows for %q:\n%s", n, name, term.text())
+		}
+	}
+	return screen
+}
+
+// flat is the screen's text with runs of blanks and line ends as one
+// space, so that a wrapped status line reads as one.
+func flat(term *vt) string { return strings.Join(strings.Fields(term.text()), " ") }
+
+// TestStatsViewOn80Columns draws the live view on a virtual 80x24 terminal
+// while an outage is reported and another program writes to the same
+// terminal, and checks each screen a person would see, then the normal
+// screen after exit.
+func TestStatsViewOn80Columns(t *testing.T) {
+	const width, height = 80, 24
+	term := newVT(width, height)
+	fmt.Fprint(term, "$ kinformer stats pods,configmaps,deploy,widgets -A\n")
+	clock := newFakeClock("19:02:00")
+	h := newHealth(testHost, term, clock.now)
+	release := h.hold()
+	defer release()
+	v := newStatsView(Streams{Out: term, ErrOut: term, OutIsTerminal: true, ErrIsTerminal: true, Width: width}, StatsOptions{})
+	v.size = func() (int, int) { return width, height }
+	names := []string{"pods ", "configmaps ", "deployments.apps -", "widgets.stable.exa"}
+	narrow := []string{"RESOURCE", "OBJECTS", "SYNCED", "BACKLOG", "ERRORS"}
+
+	v.draw(demoFrame(clock.now(), 1), h.statusLines())
+	screen := checkScreen(t, term, width, narrow, names)
+	if !strings.Contains(term.text(), "4000/10000") || !strings.Contains(term.text(), "syncing") {
+		t.Errorf("the syncing informer's progress is not shown:\n%s", term.text())
+	}
+	if !strings.HasPrefix(screen[6], "heap 14.0MiB · 31 goroutines · up 1s") {
+		t.Errorf("process line %q", screen[6])
+	}
+
+	// The apiserver goes away: both informers fail, again and again.
+	clock.advance(11 * time.Second)
+	for range 3 {
+		for _, name := range []string{"pods", "configmaps"} {
+			h.failure(name, refused(name))
+			h.backoff(name, 6*time.Second)
+		}
+	}
+	// Something else in the process writes to the terminal (a library's
+	// log line, longer than the terminal is wide).
+	before := term.wrapCount()
+	fmt.Fprintf(term, "W1123 19:02:11.123456   12345 reflector.go:561] k8s.io/client-go: failed to list *v1.Pod: %s\n", strings.Repeat("x", 60))
+	stray := term.wrapCount() - before
+	clock.advance(time.Second)
+	v.draw(demoFrame(clock.now(), 2), h.statusLines())
+	checkScreen(t, term, width, narrow, names)
+	text := flat(term)
+	if strings.Contains(text, "reflector.go") {
+		t.Errorf("another program's line survived the redraw:\n%s", text)
+	}
+	if n := strings.Count(text, "connection refused"); n != 1 {
+		t.Errorf("the outage is told %d times:\n%s", n, text)
+	}
+	if !strings.Contains(text, "unreachable since 19:02:11 (1s): connection refused · next try in 5s") {
+		t.Errorf("no outage status:\n%s", text)
+	}
+
+	// The server comes back; one cache must relist after a long back-off.
+	clock.advance(47 * time.Second)
+	h.watching("pods")
+	h.watching("configmaps")
+	h.failure("configmaps", gone("configmaps"))
+	h.backoff("configmaps", 52*time.Second)
+	v.draw(demoFrame(clock.now(), 3), h.statusLines())
+	checkScreen(t, term, width, narrow, names)
+	text = flat(term)
+	for _, want := range []string{"reconnected to https://127.0.0.1:6443 after 48s", "configmaps: version gone from the server (410) · relisting in 52s, at 19:03:51"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("screen lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "connection refused") {
+		t.Errorf("the outage is still shown after the reconnection:\n%s", text)
+	}
+	clock.advance(52 * time.Second)
+	h.listed("configmaps", 91)
+	v.draw(demoFrame(clock.now(), 4), h.statusLines())
+	checkScreen(t, term, width, narrow, names)
+	if !strings.Contains(flat(term), "19:03:51 configmaps: cache resynced, 91 objects") {
+		t.Errorf("no resync note:\n%s", term.text())
+	}
+
+	// Ctrl-C: the normal screen comes back with what was on it, and the
+	// last frame under it.
+	v.close()
+	screen = term.lines()
+	if screen[0] != "$ kinformer stats pods,configmaps,deploy,widgets -A" || !strings.HasPrefix(screen[1], "RESOURCE") {
+		t.Errorf("after exit the screen shows:\n%s", term.text())
+	}
+	if strings.Contains(term.text(), "reflector.go") {
+		t.Errorf("the normal screen got the log line written during the view:\n%s", term.text())
+	}
+	for i, row := range screen {
+		if utf8.RuneCountInString(row) >= width {
+			t.Errorf("row %d of the final frame wraps: %q", i, row)
+		}
+	}
+	if term.wrapCount() != stray {
+		t.Errorf("%d wraps, want only the other program's %d", term.wrapCount(), stray)
+	}
+}
+
+// TestStatsViewOn160Columns: a wide terminal shows every column and every
+// name in full.
+func TestStatsViewOn160Columns(t *testing.T) {
+	const width, height = 160, 40
+	term := newVT(width, height)
+	v := newStatsView(Streams{Out: term, OutIsTerminal: true, Width: width}, StatsOptions{})
+	v.size = func() (int, int) { return width, height }
+	v.draw(demoFrame(testNow, 1), nil)
+	checkScreen(t, term, width, []string{"RESOURCE", "OBJECTS", "SYNCED", "ADDED/s", "MODIFIED/s", "DELETED/s", "BACKLOG", "MERGED", "RV", "LISTS", "WATCHES", "ERRORS"},
+		[]string{"pods ", "configmaps ", "deployments.apps -n kinformer-demo-with-a-long-namespace ", "widgets.stable.example.kinformer.dev "})
+	if strings.Contains(term.text(), "…") {
+		t.Errorf("something was cut on a wide terminal:\n%s", term.text())
+	}
+}
+
+func TestStatsScreenKeepsToTheTerminalsHeight(t *testing.T) {
+	f := demoFrame(testNow, 1)
+	for i := range 30 {
+		f.informers = append(f.informers, statSample{name: fmt.Sprintf("things%02d", i), synced: true})
+	}
+	lines := statsScreen(f, []string{"status one", "status two"}, false, 80, 24)
+	if len(lines) != 24 {
+		t.Fatalf("%d lines for 24 rows:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if !strings.HasPrefix(lines[21], "… 14 more informers") || lines[22] != "" || !strings.HasPrefix(lines[23], "heap") {
+		t.Errorf("the cut:\n%s", strings.Join(lines, "\n"))
+	}
+	// Status lines give way to rows first.
+	lines = statsScreen(demoFrame(testNow, 1), []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}, false, 80, 12)
+	if len(lines) != 12 || lines[8] != "a" || lines[11] != "d" {
+		t.Errorf("with status:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+func TestVTWrapsAndMovesLikeXterm(t *testing.T) {
+	term := newVT(10, 3)
+	fmt.Fprint(term, "0123456789") // fills the row: the wrap is pending
+	fmt.Fprint(term, "\x1b[K")     // erases the last column, as xterm does
+	fmt.Fprint(term, "\r\nab\x1b[1Acd\x1b[3;2Hx\x1b[?1049hALT\x1b[?1049l")
+	want := []string{"01cd45678", "ab", " x"}
+	if got := term.lines(); !slices.Equal(got, want) {
+		t.Errorf("screen %q, want %q", got, want)
+	}
+	fmt.Fprint(term, "\x1b[3;1H0123456789abc")
+	if got := term.lines(); got[0] != "ab" || got[1] != "0123456789" || got[2] != "abc" || term.wrapCount() != 1 {
+		t.Errorf("after a wrap at the bottom: %q, %d wraps", got, term.wrapCount())
+	}
+	fmt.Fprint(term, "\x1b[5n")
+	if len(term.problems()) != 1 {
+		t.Errorf("an unknown sequence went unnoticed: %q", term.problems())
+	}
+}

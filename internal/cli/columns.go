@@ -2,120 +2,146 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
-// column is one per-kind column: its header and how to read it from an
-// object. Wide columns appear with -o wide only.
-type column struct {
-	header string
-	wide   bool
-	value  func(u *unstructured.Unstructured) string
+// tableView says what a table of one resource prints: the server's columns
+// (all of them with -o wide, those of priority 0 otherwise, in the server's
+// order, so AGE sits where kubectl shows it), preceded by the columns
+// kinformer adds: EVENT for watch, NAMESPACE when the rows come from every
+// namespace. The server decides everything else, a custom resource's
+// additionalPrinterColumns included.
+type tableView struct {
+	columns []metav1.TableColumnDefinition
+	// visible are the indexes of the printed columns in columns.
+	visible []int
+	// nameCol is the index of the name column in columns, or -1.
+	nameCol int
+	// event adds an EVENT column first; namespace a NAMESPACE column.
+	event, namespace bool
+	// kind, when set, prefixes names as kubectl does when it prints
+	// several kinds: "configmap/web", "deployment.apps/web".
+	kind string
 }
 
-// kindColumns are the columns shown for common kinds, between NAME and AGE,
-// read from unstructured fields so they work whatever the server's version.
-// Kinds not listed show NAME and AGE only.
-var kindColumns = map[string][]column{
-	"Pod": {
-		{header: "READY", value: podReady},
-		{header: "STATUS", value: podStatus},
-		{header: "RESTARTS", value: podRestarts},
-		{header: "IP", wide: true, value: str("status", "podIP")},
-		{header: "NODE", wide: true, value: str("spec", "nodeName")},
-	},
-	"ConfigMap": {{header: "DATA", value: dataCount}},
-	"Secret": {
-		{header: "TYPE", value: str("type")},
-		{header: "DATA", value: dataCount},
-	},
-	"Deployment": {
-		{header: "READY", value: ratio("readyReplicas", "replicas")},
-		{header: "UP-TO-DATE", value: num("status", "updatedReplicas")},
-		{header: "AVAILABLE", value: num("status", "availableReplicas")},
-		{header: "IMAGES", wide: true, value: images("spec", "template", "spec", "containers")},
-	},
-	"ReplicaSet": {
-		{header: "DESIRED", value: num("spec", "replicas")},
-		{header: "CURRENT", value: num("status", "replicas")},
-		{header: "READY", value: num("status", "readyReplicas")},
-	},
-	"StatefulSet": {{header: "READY", value: ratio("readyReplicas", "replicas")}},
-	"DaemonSet": {
-		{header: "DESIRED", value: num("status", "desiredNumberScheduled")},
-		{header: "READY", value: num("status", "numberReady")},
-	},
-	"Service": {
-		{header: "TYPE", value: str("spec", "type")},
-		{header: "CLUSTER-IP", value: str("spec", "clusterIP")},
-		{header: "EXTERNAL-IP", value: serviceExternalIP},
-	},
-	"Namespace": {{header: "STATUS", value: str("status", "phase")}},
-	"Node":      {{header: "STATUS", value: nodeStatus}},
-	"Event": {
-		{header: "TYPE", value: str("type")},
-		{header: "REASON", value: str("reason")},
-		{header: "OBJECT", value: eventObject},
-	},
+// viewOptions say how a resource's table is printed.
+type viewOptions struct {
+	wide  bool
+	event bool
+	// withKind prefixes names with their kind (several kinds printed).
+	withKind bool
 }
 
-// columnsFor returns kind's columns, the wide ones only when wide is set.
-func columnsFor(kind string, wide bool) []column {
-	var out []column
-	for _, c := range kindColumns[kind] {
-		if !c.wide || wide {
-			out = append(out, c)
+func newTableView(t target, cols []metav1.TableColumnDefinition, opts viewOptions) tableView {
+	v := tableView{columns: cols, nameCol: nameColumn(cols), event: opts.event,
+		namespace: t.res.Namespaced && t.namespace == ""}
+	for i, c := range cols {
+		if c.Priority == 0 || opts.wide {
+			v.visible = append(v.visible, i)
 		}
+	}
+	if opts.withKind {
+		v.kind = strings.TrimSuffix(kindName(t, ""), "/")
+	}
+	return v
+}
+
+// eventWidth is the width of the EVENT column: the longest event name, so
+// that every row lines up with the header whatever its event.
+var eventWidth = len("MODIFIED")
+
+func (v tableView) header() []string {
+	var h []string
+	if v.event {
+		h = append(h, "EVENT")
+	}
+	if v.namespace {
+		h = append(h, "NAMESPACE")
+	}
+	for _, i := range v.visible {
+		h = append(h, strings.ToUpper(v.columns[i].Name))
+	}
+	return h
+}
+
+// row renders r under the header; event is used with an EVENT column.
+func (v tableView) row(event string, r *tableRow) []string {
+	out := make([]string, 0, len(v.visible)+2)
+	if v.event {
+		out = append(out, event)
+	}
+	if v.namespace {
+		out = append(out, orNone(r.namespace))
+	}
+	for _, i := range v.visible {
+		var cell any
+		if i < len(r.cells) {
+			cell = r.cells[i]
+		}
+		text := cellText(cell)
+		if i == v.nameCol && v.kind != "" {
+			text = v.kind + "/" + text
+		}
+		out = append(out, text)
 	}
 	return out
 }
 
-func str(path ...string) func(*unstructured.Unstructured) string {
-	return func(u *unstructured.Unstructured) string {
-		s, _, _ := unstructured.NestedString(u.Object, path...)
-		return orNone(s)
+// sameColumns reports whether a and b define the same columns (names,
+// types and priorities).
+func sameColumns(a, b []metav1.TableColumnDefinition) bool {
+	if len(a) != len(b) {
+		return false
 	}
-}
-
-func num(path ...string) func(*unstructured.Unstructured) string {
-	return func(u *unstructured.Unstructured) string {
-		n, _, _ := unstructured.NestedInt64(u.Object, path...)
-		return strconv.FormatInt(n, 10)
-	}
-}
-
-// ratio is status.<have>/spec.<want>-ish: "ready/desired", as kubectl shows
-// workloads; the desired count is spec.replicas (default 1).
-func ratio(have, want string) func(*unstructured.Unstructured) string {
-	return func(u *unstructured.Unstructured) string {
-		h, _, _ := unstructured.NestedInt64(u.Object, "status", have)
-		w, found, _ := unstructured.NestedInt64(u.Object, "spec", want)
-		if !found {
-			w = 1
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Type != b[i].Type || a[i].Priority != b[i].Priority || a[i].Format != b[i].Format {
+			return false
 		}
-		return fmt.Sprintf("%d/%d", h, w)
 	}
+	return true
 }
 
-func images(path ...string) func(*unstructured.Unstructured) string {
-	return func(u *unstructured.Unstructured) string {
-		cs, _, _ := unstructured.NestedSlice(u.Object, path...)
-		var out []string
-		for _, c := range cs {
-			if m, ok := c.(map[string]any); ok {
-				if img, ok := m["image"].(string); ok {
-					out = append(out, img)
-				}
-			}
-		}
-		return orNone(strings.Join(out, ","))
+// cellText renders one cell as kubectl does (numbers as the server wrote
+// them, text cut at its first line break with "..."), with two
+// differences: an absent value prints as <none> rather than nothing, so
+// that every row has a word in every column; and control characters are
+// shown in caret notation (^[) so a cell cannot drive the terminal.
+func cellText(cell any) string {
+	var s string
+	switch c := cell.(type) {
+	case nil:
+		return "<none>"
+	case string:
+		s = c
+	default:
+		s = fmt.Sprint(c)
 	}
+	if i := strings.IndexAny(s, "\n\r\f"); i >= 0 {
+		s = s[:i] + "..."
+	}
+	if s == "" {
+		return "<none>"
+	}
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			b.WriteByte('^')
+			b.WriteRune(r ^ 0x40)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 func orNone(s string) string {
 	if s == "" {
@@ -124,112 +150,10 @@ func orNone(s string) string {
 	return s
 }
 
-func dataCount(u *unstructured.Unstructured) string {
-	d, _, _ := unstructured.NestedMap(u.Object, "data")
-	b, _, _ := unstructured.NestedMap(u.Object, "binaryData")
-	return strconv.Itoa(len(d) + len(b))
-}
-
-func podReady(u *unstructured.Unstructured) string {
-	cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "containers")
-	statuses, _, _ := unstructured.NestedSlice(u.Object, "status", "containerStatuses")
-	ready := 0
-	for _, s := range statuses {
-		if m, ok := s.(map[string]any); ok && m["ready"] == true {
-			ready++
-		}
-	}
-	return fmt.Sprintf("%d/%d", ready, len(cs))
-}
-
-// podStatus is the phase, refined as kubectl does in its common cases: a
-// pod being deleted is Terminating, a waiting or terminated container's
-// reason wins over the phase.
-func podStatus(u *unstructured.Unstructured) string {
-	if u.GetDeletionTimestamp() != nil {
-		return "Terminating"
-	}
-	status, _, _ := unstructured.NestedString(u.Object, "status", "phase")
-	if r, _, _ := unstructured.NestedString(u.Object, "status", "reason"); r != "" {
-		status = r
-	}
-	statuses, _, _ := unstructured.NestedSlice(u.Object, "status", "containerStatuses")
-	for _, s := range statuses {
-		m, _ := s.(map[string]any)
-		if r, _, _ := unstructured.NestedString(m, "state", "waiting", "reason"); r != "" {
-			status = r
-		} else if r, _, _ := unstructured.NestedString(m, "state", "terminated", "reason"); r != "" {
-			status = r
-		}
-	}
-	return orNone(status)
-}
-
-func podRestarts(u *unstructured.Unstructured) string {
-	statuses, _, _ := unstructured.NestedSlice(u.Object, "status", "containerStatuses")
-	var n int64
-	for _, s := range statuses {
-		m, _ := s.(map[string]any)
-		c, _, _ := unstructured.NestedInt64(m, "restartCount")
-		n += c
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func serviceExternalIP(u *unstructured.Unstructured) string {
-	ing, _, _ := unstructured.NestedSlice(u.Object, "status", "loadBalancer", "ingress")
-	var out []string
-	for _, i := range ing {
-		m, _ := i.(map[string]any)
-		if ip, _ := m["ip"].(string); ip != "" {
-			out = append(out, ip)
-		} else if h, _ := m["hostname"].(string); h != "" {
-			out = append(out, h)
-		}
-	}
-	if len(out) == 0 {
-		if t, _, _ := unstructured.NestedString(u.Object, "spec", "type"); t == "LoadBalancer" {
-			return "<pending>"
-		}
-	}
-	return orNone(strings.Join(out, ","))
-}
-
-func nodeStatus(u *unstructured.Unstructured) string {
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == "Ready" {
-			if m["status"] == "True" {
-				return "Ready"
-			}
-			return "NotReady"
-		}
-	}
-	return "Unknown"
-}
-
-func eventObject(u *unstructured.Unstructured) string {
-	k, _, _ := unstructured.NestedString(u.Object, "involvedObject", "kind")
-	n, _, _ := unstructured.NestedString(u.Object, "involvedObject", "name")
-	return strings.ToLower(k) + "/" + n
-}
-
-// age is how long ago obj was created, as kubectl shows it ("5m12s").
-func age(u *unstructured.Unstructured, now time.Time) string {
-	ts := u.GetCreationTimestamp()
+// ageSince is how long ago ts was, as kubectl shows ages ("5m12s").
+func ageSince(ts metav1.Time) string {
 	if ts.IsZero() {
 		return "<unknown>"
 	}
-	return duration.HumanDuration(now.Sub(ts.Time))
-}
-
-// details renders kind's columns as "HEADER=value" pairs, for output that
-// mixes kinds in one table.
-func details(u *unstructured.Unstructured, cols []column) string {
-	parts := make([]string, 0, len(cols))
-	for _, c := range cols {
-		parts = append(parts, c.header+"="+c.value(u))
-	}
-	return strings.Join(parts, " ")
+	return duration.HumanDuration(time.Since(ts.Time))
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kinformer/kinformer/informer"
@@ -20,9 +22,30 @@ type GetOptions struct {
 	SortBy string
 }
 
+// errNoResource is what a command without a resource says, with a hint,
+// as kubectl does.
+func errNoResource(verb string) error {
+	return &UserError{Message: fmt.Sprintf("no resource type given: name the type of resource to %[1]s, as in `kinformer %[1]s pods` or `kinformer %[1]s deploy,cm -A`.\n"+
+		"A plural, singular, kind or short name works, custom resources' included; `kubectl api-resources` lists the types the server has.", verb)}
+}
+
+// resourceArgs is the cobra.PositionalArgs of get and watch: at least one
+// resource.
+func resourceArgs(verb string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return errNoResource(verb)
+		}
+		return nil
+	}
+}
+
 // RunGet syncs an informer per resource in args (showing progress), then
-// prints the objects from the cache. With names after a single resource,
-// it prints those objects only, and fails for any not found.
+// prints the objects from the cache: one table per resource, kubectl's
+// columns as the server renders them; or names, JSON or YAML. Each output
+// reads the cheapest source that serves it (see sourceFor). With names
+// after a single resource, it prints those objects only, and fails for any
+// not found.
 func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts GetOptions, args []string) error {
 	if err := validOutput(opts.Output); err != nil {
 		return err
@@ -32,7 +55,7 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 		return err
 	}
 	if len(args) == 0 {
-		return errors.New("no resource given: name one, for example `pods` or `deploy,cm`")
+		return errNoResource("get")
 	}
 	resources, names := args[:1], args[1:]
 	if len(names) == 0 {
@@ -45,105 +68,186 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 	if len(names) > 0 && len(sess.targets) > 1 {
 		return errors.New("names can follow one resource only, as in `get pods web-0 web-1`")
 	}
-	provider, stopMetrics, err := serveMetrics(global.MetricsAddr, streams.ErrOut)
+	g := getter{streams: streams, global: global, sess: sess, names: names}
+	switch sourceFor(opts.Output, path) {
+	case fromMetadata:
+		per, missing, err := readObjects(ctx, g, kube.Metadata)
+		if err != nil {
+			return err
+		}
+		for _, objs := range per {
+			sortMetadata(objs, path)
+		}
+		return errors.Join(printNames(g, per), errors.Join(missing...))
+	case fromTable:
+		ts := newTableSources(tableInclude(sess.targets, path, false))
+		per, missing, err := readObjects(ctx, g, ts.newSource)
+		if err != nil {
+			return err
+		}
+		for _, rows := range per {
+			sortRows(rows, path)
+		}
+		return errors.Join(printTables(g, per, ts, opts.Output == outputWide), errors.Join(missing...))
+	default:
+		per, missing, err := readObjects(ctx, g, kube.Dynamic)
+		if err != nil {
+			return err
+		}
+		for _, objs := range per {
+			sortObjects(objs, path)
+		}
+		if opts.Output == outputName {
+			return errors.Join(printNames(g, per), errors.Join(missing...))
+		}
+		return errors.Join(printDocument(g, per, opts.Output), errors.Join(missing...))
+	}
+}
+
+// getter is one run of get.
+type getter struct {
+	streams Streams
+	global  *GlobalOptions
+	sess    *session
+	// names, when set, are the objects to print (of the single target).
+	names []string
+}
+
+// readObjects syncs an informer per target from newSource and returns, for
+// each target in order, the objects to print (all cached, or the named
+// ones), and an error per named object not found. The informers have
+// stopped when it returns.
+func readObjects[T labeled](ctx context.Context, g getter, newSource newSourceFunc[T]) (per [][]T, missing []error, err error) {
+	provider, stopMetrics, err := serveMetrics(g.global.MetricsAddr, g.streams.ErrOut)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer stopMetrics()
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	g, err := newGroup(groupOptions[*unstructured.Unstructured]{
-		session:   sess,
-		global:    global,
-		newSource: kube.Dynamic,
+	grp, err := newGroup(groupOptions[T]{
+		session:   g.sess,
+		global:    g.global,
+		newSource: newSource,
 		collector: newCollector(provider),
-		warnings:  streams.ErrOut,
+		warnings:  g.streams.ErrOut,
 		ctxErr:    ctx.Err,
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { g.run(ctx) })
+	wg.Go(func() { grp.run(ctx) })
 	defer wg.Wait()
 	defer cancel()
-	if err := syncWithProgress(ctx, g, streams, global.SyncTimeout, sess.cfg.Host); err != nil {
-		return err
+	if err := syncWithProgress(ctx, grp, g.streams, g.global.SyncTimeout, g.sess.cfg.Host); err != nil {
+		return nil, nil, err
 	}
-
-	type found struct {
-		target target
-		obj    *unstructured.Unstructured
-	}
-	var objs []found
-	var missing []error
-	for _, l := range g.informers {
+	for _, l := range grp.informers {
 		lister := informer.NewLister(l.inf.Cache())
-		if len(names) == 0 {
+		if len(g.names) == 0 {
 			list, _ := lister.List(nil)
-			sortObjects(list, path)
-			for _, o := range list {
-				objs = append(objs, found{l.target, o})
-			}
+			per = append(per, list)
 			continue
 		}
-		for _, name := range names {
+		var found []T
+		for _, name := range g.names {
 			o, err := lister.Namespace(l.target.namespace).Get(name)
 			if err != nil {
 				missing = append(missing, fmt.Errorf("%s %q not found%s", l.target.res.GVR.Resource, name, inNamespace(l.target)))
 				continue
 			}
-			objs = append(objs, found{l.target, o})
+			found = append(found, o)
 		}
+		per = append(per, found)
 	}
+	return per, missing, nil
+}
 
-	switch opts.Output {
-	case outputName:
-		for _, f := range objs {
-			fmt.Fprintln(streams.Out, kindName(f.target, f.obj.GetName()))
-		}
-	case outputJSON, outputYAML:
-		var v any
-		if len(names) == 1 && len(objs) == 1 {
-			v = objs[0].obj.Object
-		} else {
-			items := make([]any, 0, len(objs))
-			for _, f := range objs {
-				items = append(items, f.obj.Object)
-			}
-			v = map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{}, "items": items}
-		}
-		if opts.Output == outputJSON {
-			err = writeIndentedJSON(streams.Out, v)
-		} else {
-			err = writeYAMLDoc(streams.Out, v)
-		}
-		if err != nil {
-			return err
-		}
-	default:
-		if len(objs) == 0 {
-			if len(missing) == 0 {
-				fmt.Fprintf(streams.ErrOut, "No resources found%s.\n", inNamespace(sess.targets[0]))
-			}
-			break
-		}
-		layout := newTableLayout(sess.targets, false, opts.Output == outputWide)
-		now := global.now()
-		rows := [][]string{layout.header()}
-		for _, f := range objs {
-			rows = append(rows, layout.row("", f.target, f.obj, now))
-		}
-		rw := &rowWriter{w: streams.Out}
-		rw.fit(rows)
-		for _, r := range rows {
-			if err := rw.write(r); err != nil {
-				return err
-			}
+// printNames prints kind/name per object, as -o name does.
+func printNames[T labeled](g getter, per [][]T) error {
+	if nothingFound(g, per) {
+		return nil
+	}
+	w := newBufferedWriter(g.streams.Out)
+	for i, objs := range per {
+		for _, o := range objs {
+			w.writeLine(kindName(g.sess.targets[i], o.GetName()))
 		}
 	}
-	return errors.Join(missing...)
+	return w.flush()
+}
+
+// printTables prints one table per target that has rows, separated by a
+// blank line, as kubectl does; names carry their kind when several
+// resources were asked for.
+func printTables(g getter, per [][]*tableRow, ts *tableSources, wide bool) error {
+	if nothingFound(g, per) {
+		return nil
+	}
+	w := newBufferedWriter(g.streams.Out)
+	printed := 0
+	for i, rows := range per {
+		if len(rows) == 0 {
+			continue
+		}
+		t := g.sess.targets[i]
+		view := newTableView(t, ts.columns(t.res.GVR), viewOptions{wide: wide, withKind: len(g.sess.targets) > 1})
+		if printed > 0 {
+			w.writeLine("")
+		}
+		printed++
+		cells := make([][]string, 0, len(rows)+1)
+		cells = append(cells, view.header())
+		for _, r := range rows {
+			cells = append(cells, view.row("", r))
+		}
+		rw := &rowWriter{w: w}
+		rw.fit(cells...)
+		for _, c := range cells {
+			_ = rw.write(c) // errors are kept by w
+		}
+	}
+	return w.flush()
+}
+
+// printDocument prints the objects as one JSON or YAML document: the object
+// itself when one was asked for by name, a List otherwise.
+func printDocument(g getter, per [][]*unstructured.Unstructured, output string) error {
+	var v any
+	var all []any
+	for _, objs := range per {
+		for _, o := range objs {
+			all = append(all, o.Object)
+		}
+	}
+	if len(g.names) == 1 && len(all) == 1 {
+		v = all[0]
+	} else {
+		if all == nil {
+			all = []any{}
+		}
+		v = map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{}, "items": all}
+	}
+	if output == outputJSON {
+		return writeIndentedJSON(g.streams.Out, v)
+	}
+	return writeYAML(g.streams.Out, v, true)
+}
+
+// nothingFound says "No resources found" on the error stream, as kubectl
+// does, when there is nothing to print and no name was asked for (a
+// missing name has its own error).
+func nothingFound[T any](g getter, per [][]T) bool {
+	for _, objs := range per {
+		if len(objs) > 0 {
+			return false
+		}
+	}
+	if len(g.names) == 0 {
+		fmt.Fprintf(g.streams.ErrOut, "No resources found%s.\n", inNamespace(g.sess.targets[0]))
+	}
+	return true
 }
 
 func inNamespace(t target) string {
@@ -151,4 +255,40 @@ func inNamespace(t target) string {
 		return ""
 	}
 	return " in namespace " + t.namespace
+}
+
+// bufferedWriter batches lines into large writes (tens of thousands of
+// lines are common) and keeps the first write error.
+type bufferedWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func newBufferedWriter(w io.Writer) *bufferedWriter {
+	return &bufferedWriter{w: w, buf: make([]byte, 0, 64<<10)}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if len(b.buf) >= 64<<10 {
+		b.flush()
+	}
+	return len(p), b.err
+}
+
+func (b *bufferedWriter) writeLine(s string) {
+	b.buf = append(append(b.buf, s...), '\n')
+	if len(b.buf) >= 64<<10 {
+		b.flush()
+	}
+}
+
+// flush writes what is buffered and returns the first write error.
+func (b *bufferedWriter) flush() error {
+	if b.err == nil && len(b.buf) > 0 {
+		_, b.err = b.w.Write(b.buf)
+	}
+	b.buf = b.buf[:0]
+	return b.err
 }

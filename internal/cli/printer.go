@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
+	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
@@ -39,109 +38,64 @@ func kindName(t target, name string) string {
 	return k + "/" + name
 }
 
-// rowWriter writes a table one row at a time: each column is padded to the
-// widest cell seen so far in it, so a stream of rows stays mostly aligned
-// without knowing its rows in advance (as `kubectl get -w` does).
+// columnGap is the space between two columns, as in kubectl.
+const columnGap = 3
+
+// rowWriter writes the rows of one table: each cell padded to its column's
+// width, so rows line up with the header. fit sets the widths from rows
+// about to be written (get fits the whole table first); a row with a cell
+// wider than its column is still written, pushed right, and fits reports
+// it beforehand so a caller streaming rows (watch) can widen the columns
+// and print the header again.
 type rowWriter struct {
 	w      io.Writer
 	widths []int
 }
 
-func (r *rowWriter) write(cells []string) error {
-	for len(r.widths) < len(cells) {
-		r.widths = append(r.widths, 0)
+// fit widens the columns to hold rows.
+func (r *rowWriter) fit(rows ...[]string) {
+	for _, cells := range rows {
+		for len(r.widths) < len(cells) {
+			r.widths = append(r.widths, 0)
+		}
+		for i, c := range cells {
+			r.widths[i] = max(r.widths[i], textWidth(c))
+		}
 	}
+}
+
+// fits reports whether every cell of row (but the last, which is never
+// padded) fits its column.
+func (r *rowWriter) fits(row []string) bool {
+	for i, c := range row[:max(len(row)-1, 0)] {
+		if i >= len(r.widths) || textWidth(c) > r.widths[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *rowWriter) write(cells []string) error {
 	var b strings.Builder
 	for i, c := range cells {
-		r.widths[i] = max(r.widths[i], len(c))
+		b.WriteString(c)
 		if i == len(cells)-1 {
-			b.WriteString(c)
 			break
 		}
-		b.WriteString(c)
-		b.WriteString(strings.Repeat(" ", r.widths[i]-len(c)+3))
+		pad := columnGap
+		if i < len(r.widths) {
+			pad += max(r.widths[i]-textWidth(c), 0)
+		}
+		b.WriteString(strings.Repeat(" ", pad))
 	}
 	b.WriteByte('\n')
 	_, err := io.WriteString(r.w, b.String())
 	return err
 }
 
-// fit widens the columns for rows about to be written, so that a batch
-// printed at once is aligned.
-func (r *rowWriter) fit(rows [][]string) {
-	for _, cells := range rows {
-		for len(r.widths) < len(cells) {
-			r.widths = append(r.widths, 0)
-		}
-		for i, c := range cells {
-			r.widths[i] = max(r.widths[i], len(c))
-		}
-	}
-}
-
-// tableLayout decides the table columns for a set of targets.
-type tableLayout struct {
-	// event adds an EVENT column first (watch).
-	event bool
-	// namespace adds a NAMESPACE column (-A, or several namespaces).
-	namespace bool
-	// mixed is set for several kinds: NAME is kind/name and the per-kind
-	// columns are one DETAILS column of HEADER=value pairs.
-	mixed bool
-	wide  bool
-	// cols are the per-kind columns of a single kind.
-	cols []column
-}
-
-func newTableLayout(targets []target, event, wide bool) tableLayout {
-	l := tableLayout{event: event, wide: wide, mixed: len(targets) > 1}
-	for _, t := range targets {
-		if t.res.Namespaced && t.namespace == "" {
-			l.namespace = true
-		}
-	}
-	if !l.mixed {
-		l.cols = columnsFor(targets[0].res.Kind, wide)
-	}
-	return l
-}
-
-func (l tableLayout) header() []string {
-	var h []string
-	if l.event {
-		h = append(h, "EVENT")
-	}
-	if l.namespace {
-		h = append(h, "NAMESPACE")
-	}
-	h = append(h, "NAME")
-	if l.mixed {
-		h = append(h, "AGE", "DETAILS")
-		return h
-	}
-	for _, c := range l.cols {
-		h = append(h, c.header)
-	}
-	return append(h, "AGE")
-}
-
-func (l tableLayout) row(event string, t target, u *unstructured.Unstructured, now time.Time) []string {
-	var r []string
-	if l.event {
-		r = append(r, event)
-	}
-	if l.namespace {
-		r = append(r, orNone(u.GetNamespace()))
-	}
-	if l.mixed {
-		return append(r, kindName(t, u.GetName()), age(u, now), details(u, columnsFor(t.res.Kind, l.wide)))
-	}
-	r = append(r, u.GetName())
-	for _, c := range l.cols {
-		r = append(r, c.value(u))
-	}
-	return append(r, age(u, now))
-}
+// textWidth is the number of characters in s (cells are one column per
+// character on a terminal, wide scripts aside).
+func textWidth(s string) int { return utf8.RuneCountInString(s) }
 
 // watchEvent is what -o json and -o yaml print for each event of watch,
 // like `kubectl get -w -o json --output-watch-events`.
@@ -161,13 +115,19 @@ func writeJSONLine(w io.Writer, v any) error {
 	return err
 }
 
-// writeYAMLDoc writes v as one YAML document, preceded by "---".
-func writeYAMLDoc(w io.Writer, v any) error {
+// writeYAML writes v as a YAML document. A stream of several documents
+// (watch) separates them with "---"; first says whether this is the
+// stream's first, which has no separator, as a single object or List
+// printed by get has none.
+func writeYAML(w io.Writer, v any, first bool) error {
 	b, err := yaml.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "---\n%s", b)
+	if !first {
+		b = append([]byte("---\n"), b...)
+	}
+	_, err = w.Write(b)
 	return err
 }
 
@@ -180,4 +140,13 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	b = append(b, '\n')
 	_, err = w.Write(b)
 	return err
+}
+
+// plural is n followed by noun, in the singular for one: "1 object",
+// "3 objects".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -56,7 +56,7 @@ per event; -o name "EVENT kind/name".`,
 		Example: `  kinformer watch pods -A
   kinformer watch deploy,po -n web -o wide
   kinformer watch cm -l app=demo -o json --watch-only`,
-		Args: cobra.MinimumNArgs(1),
+		Args: resourceArgs("watch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return RunWatch(cmd.Context(), streams, global, opts, args)
 		},
@@ -75,7 +75,7 @@ func newGetCommand(streams Streams, global *GlobalOptions) *cobra.Command {
 		Example: `  kinformer get pods -A --sort-by .metadata.creationTimestamp
   kinformer get cm -n kube-system -o name
   kinformer get deploy web -o yaml`,
-		Args: cobra.MinimumNArgs(1),
+		Args: resourceArgs("get"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return RunGet(cmd.Context(), streams, global, opts, args)
 		},

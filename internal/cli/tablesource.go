@@ -1,0 +1,513 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// tableAccept asks for the server's own Table rendering, as kubectl does,
+// and accepts a plain JSON answer from a server (an aggregated API) that
+// cannot render one.
+const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+// includeObject is the includeObject parameter of a Table request: what
+// each row carries besides its cells.
+type includeObject string
+
+const (
+	// includeNone: cells only. The row's key is then its name cell and the
+	// source's namespace, so it serves one namespace (or a cluster-scoped
+	// resource) only, and rows listed by a plain list have no resource
+	// version: good for get, not for watch (see tableSource).
+	includeNone includeObject = "None"
+	// includeMetadata: the object's metadata, as the server sends it by
+	// default (and as kubectl gets it). Rows keep namespace, name and
+	// resource version; the rest of the metadata is kept only for
+	// --sort-by.
+	includeMetadata includeObject = "Metadata"
+	// includeWhole: the whole object, kept for --sort-by on a field outside
+	// metadata (kubectl asks for the same when sorting).
+	includeWhole includeObject = "Object"
+)
+
+// tableRow is one object as the server renders it in a Table: one cell per
+// column of the Table's column definitions (see tableSource.columns), and
+// what keys the row in a cache. Rows in a cache are shared: never mutate
+// one.
+type tableRow struct {
+	namespace, name, resourceVersion string
+	cells                            []any
+	// object is what --sort-by reads: the row's metadata under "metadata"
+	// (includeMetadata) or the whole object (includeWhole), without
+	// managedFields. nil unless the source keeps it.
+	object map[string]any
+}
+
+func (r *tableRow) GetNamespace() string         { return r.namespace }
+func (r *tableRow) GetName() string              { return r.name }
+func (r *tableRow) GetResourceVersion() string   { return r.resourceVersion }
+func (r *tableRow) GetLabels() map[string]string { return nil }
+
+// tableSources makes the Table sources of one command, one per resource,
+// and remembers them so the printer can read each resource's columns.
+type tableSources struct {
+	include includeObject
+	// keepObject keeps each row's metadata or object for --sort-by.
+	keepObject bool
+
+	// mu guards byResource.
+	mu         sync.Mutex
+	byResource map[schema.GroupVersionResource]*tableSource
+}
+
+func newTableSources(include includeObject, keepObject bool) *tableSources {
+	return &tableSources{include: include, keepObject: keepObject, byResource: map[schema.GroupVersionResource]*tableSource{}}
+}
+
+// newSource has the signature of newSourceFunc.
+func (ts *tableSources) newSource(cfg *rest.Config, gvr schema.GroupVersionResource, opts kube.SourceOptions) (listwatch.ListerWatcher[*tableRow], error) {
+	s, err := newTableSource(cfg, gvr, opts, ts.include, ts.keepObject)
+	if err != nil {
+		return nil, err
+	}
+	ts.mu.Lock()
+	ts.byResource[gvr] = s
+	ts.mu.Unlock()
+	return s, nil
+}
+
+// columns returns the latest column definitions the server sent for gvr,
+// or nil.
+func (ts *tableSources) columns(gvr schema.GroupVersionResource) []metav1.TableColumnDefinition {
+	ts.mu.Lock()
+	s := ts.byResource[gvr]
+	ts.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	if c := s.columns.Load(); c != nil {
+		return *c
+	}
+	return nil
+}
+
+// tableSource lists and watches one resource as rows of the server's Table
+// rendering (the Accept header kubectl sends), so the server computes the
+// columns kubectl shows, a custom resource's additionalPrinterColumns and
+// -o wide's extra columns included, and only those cross the wire.
+//
+// A watch with the same Accept header sends, for each event, a Table of one
+// row; only the first event of a watch carries the column definitions. A
+// bookmark is a Table whose metadata carries the resource version. A server
+// that cannot render a Table answers plain JSON objects; their rows then
+// have kubectl's default columns, NAME and AGE.
+//
+// It belongs in package kube next to Metadata and Dynamic; it lives here
+// because only the command needs it so far. It is safe for concurrent use.
+type tableSource struct {
+	client    *rest.RESTClient
+	gvr       schema.GroupVersionResource
+	namespace string
+	selection kube.Selection
+	include   includeObject
+	// keepObject keeps each row's metadata or object (see tableRow.object).
+	keepObject bool
+	// columns holds the latest column definitions the server sent; nil
+	// until the first list or watch event that carries them.
+	columns atomic.Pointer[[]metav1.TableColumnDefinition]
+}
+
+var _ listwatch.ListerWatcher[*tableRow] = (*tableSource)(nil)
+
+func newTableSource(cfg *rest.Config, gvr schema.GroupVersionResource, opts kube.SourceOptions, include includeObject, keepObject bool) (*tableSource, error) {
+	rc := rest.CopyConfig(cfg)
+	gv := gvr.GroupVersion()
+	rc.GroupVersion = &gv
+	rc.APIPath = "/apis"
+	if gv.Group == "" {
+		rc.APIPath = "/api"
+	}
+	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc.AcceptContentTypes = tableAccept
+	if rc.QPS == 0 && rc.Burst == 0 && rc.RateLimiter == nil {
+		rc.QPS, rc.Burst = kube.DefaultQPS, kube.DefaultBurst
+	}
+	if rc.UserAgent == "" {
+		rc.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	client, err := rest.RESTClientFor(rc)
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", gvr.String(), err)
+	}
+	if include == includeNone {
+		keepObject = false
+	}
+	return &tableSource{client: client, gvr: gvr, namespace: opts.Namespace, selection: opts.Selection,
+		include: include, keepObject: keepObject}, nil
+}
+
+func (s *tableSource) request(opts listwatch.Options, watch bool) *rest.Request {
+	r := s.client.Get().Resource(s.gvr.Resource).SetHeader("Accept", tableAccept)
+	if s.namespace != "" {
+		r = r.Namespace(s.namespace)
+	}
+	set := func(k, v string) {
+		if v != "" {
+			r = r.Param(k, v)
+		}
+	}
+	set("includeObject", string(s.include))
+	if watch {
+		set("watch", "true")
+		if opts.AllowBookmarks {
+			set("allowWatchBookmarks", "true")
+		}
+		if opts.SendInitialEvents {
+			set("sendInitialEvents", "true")
+		}
+		if opts.TimeoutSeconds > 0 {
+			set("timeoutSeconds", strconv.FormatInt(opts.TimeoutSeconds, 10))
+		}
+	} else {
+		if opts.Limit > 0 {
+			set("limit", strconv.FormatInt(opts.Limit, 10))
+		}
+		set("continue", opts.Continue)
+	}
+	set("resourceVersion", opts.ResourceVersion)
+	set("resourceVersionMatch", string(opts.ResourceVersionMatch))
+	set("labelSelector", joinSelectors(s.selection.LabelSelector, opts.LabelSelector))
+	set("fieldSelector", joinSelectors(s.selection.FieldSelector, opts.FieldSelector))
+	return r
+}
+
+func joinSelectors(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "," + b
+}
+
+// List returns one page of rows. It does not retry: back-off belongs to the
+// reflector.
+func (s *tableSource) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[*tableRow], error) {
+	body, err := s.request(opts, false).MaxRetries(0).DoRaw(ctx)
+	if err != nil {
+		return listwatch.Page[*tableRow]{}, fmt.Errorf("list %s: %w", s.describe(), mapSourceError(err))
+	}
+	t, err := s.decodeTable(body)
+	if err != nil {
+		return listwatch.Page[*tableRow]{}, fmt.Errorf("list %s: %w", s.describe(), err)
+	}
+	return listwatch.Page[*tableRow]{Items: t.rows, ResourceVersion: t.resourceVersion,
+		Continue: t.cont, RemainingItemCount: t.remaining}, nil
+}
+
+// Watch opens a watch whose events carry rows. Next decodes in the
+// caller's goroutine.
+func (s *tableSource) Watch(ctx context.Context, opts listwatch.Options) (listwatch.Watch[*tableRow], error) {
+	u := s.request(opts, true).URL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), err)
+	}
+	req.Header.Set("Accept", tableAccept)
+	resp, err := s.client.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapSourceError(err))
+	}
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		_ = resp.Body.Close()
+		err := responseError(resp.StatusCode, body)
+		if opts.SendInitialEvents && streamingRejected(err) {
+			return nil, fmt.Errorf("watch %s: %w: %w", s.describe(), listwatch.ErrStreamingListUnsupported, err)
+		}
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapSourceError(err))
+	}
+	w := &tableWatch{src: s, body: resp.Body, dec: json.NewDecoder(resp.Body)}
+	w.stopAfter = context.AfterFunc(ctx, w.shut)
+	return w, nil
+}
+
+func (s *tableSource) describe() string {
+	d := s.gvr.Resource
+	if s.gvr.Group != "" {
+		d += "." + s.gvr.Group
+	}
+	if s.namespace != "" {
+		d += " in namespace " + s.namespace
+	}
+	return d + " as a table"
+}
+
+// tableWatch decodes a Table watch stream, one event per Next.
+type tableWatch struct {
+	src  *tableSource
+	body io.ReadCloser
+	dec  *json.Decoder
+	// closed is set by Close and by cancellation of the watch's context;
+	// once set, a failing read is a clean end (io.EOF).
+	closed    atomic.Bool
+	closeOnce sync.Once
+	stopAfter func() bool
+	// err is the terminal error; only Next touches it.
+	err error
+}
+
+func (w *tableWatch) shut() {
+	w.closed.Store(true)
+	w.closeOnce.Do(func() { _ = w.body.Close() })
+}
+
+// Close ends the stream and unblocks a pending Next.
+func (w *tableWatch) Close() error {
+	w.stopAfter()
+	w.shut()
+	return nil
+}
+
+func (w *tableWatch) Next() (listwatch.Event[*tableRow], error) {
+	if w.err != nil {
+		return listwatch.Event[*tableRow]{}, w.err
+	}
+	var ev struct {
+		Type   listwatch.EventType `json:"type"`
+		Object json.RawMessage     `json:"object"`
+	}
+	if err := w.dec.Decode(&ev); err != nil {
+		if w.closed.Load() || errors.Is(err, io.EOF) {
+			w.err = io.EOF
+		} else {
+			w.err = fmt.Errorf("watch %s: %w", w.src.describe(), mapSourceError(err))
+		}
+		return listwatch.Event[*tableRow]{}, w.err
+	}
+	switch ev.Type {
+	case listwatch.Error:
+		st := &metav1.Status{}
+		if err := json.Unmarshal(ev.Object, st); err != nil {
+			return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: "undecodable ERROR object", Err: err}
+		}
+		if st.Status == "" {
+			st.Status = metav1.StatusFailure
+		}
+		return listwatch.Event[*tableRow]{Type: listwatch.Error, Err: mapSourceError(&apierrors.StatusError{ErrStatus: *st})}, nil
+	case listwatch.Added, listwatch.Modified, listwatch.Deleted, listwatch.Bookmark:
+	default:
+		return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: "unknown event type " + string(ev.Type)}
+	}
+	t, err := w.src.decodeTable(ev.Object)
+	if err != nil {
+		return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: "an undecodable table", Err: err}
+	}
+	if ev.Type == listwatch.Bookmark {
+		return listwatch.Event[*tableRow]{Type: ev.Type, Object: &tableRow{resourceVersion: t.resourceVersion},
+			ResourceVersion: t.resourceVersion, InitialEventsEnd: t.initialEventsEnd}, nil
+	}
+	if len(t.rows) != 1 {
+		return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: fmt.Sprintf("a table of %d rows, want 1", len(t.rows))}
+	}
+	row := t.rows[0]
+	if row.resourceVersion == "" {
+		row.resourceVersion = t.resourceVersion // a single object's table carries its version
+	}
+	return listwatch.Event[*tableRow]{Type: ev.Type, Object: row, ResourceVersion: row.resourceVersion}, nil
+}
+
+// decodedTable is one Table response, decoded.
+type decodedTable struct {
+	rows             []*tableRow
+	resourceVersion  string
+	cont             string
+	remaining        *int64
+	initialEventsEnd bool
+}
+
+// wireTable is a metav1.Table as JSON, with the parts decoded lazily that
+// the source may not need.
+type wireTable struct {
+	Kind              string                         `json:"kind"`
+	Metadata          metav1.ListMeta                `json:"metadata"`
+	ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
+	Rows              []struct {
+		Cells  []any           `json:"cells"`
+		Object json.RawMessage `json:"object"`
+	} `json:"rows"`
+}
+
+// rowMeta is the part of a row's object the source reads.
+type rowMeta struct {
+	Metadata struct {
+		Namespace       string            `json:"namespace"`
+		Name            string            `json:"name"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+// initialEventsEndAnnotation marks the bookmark that ends a streaming list.
+const initialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+// decodeTable decodes a Table (or, from a server that cannot render one, a
+// plain list or object) into rows, and records its column definitions.
+func (s *tableSource) decodeTable(body []byte) (decodedTable, error) {
+	var wt wireTable
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // numeric cells print as the server wrote them
+	if err := dec.Decode(&wt); err != nil {
+		return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)
+	}
+	if wt.Kind != "Table" {
+		return s.decodePlain(body)
+	}
+	if len(wt.ColumnDefinitions) > 0 {
+		cols := wt.ColumnDefinitions
+		for i := range cols {
+			cols[i].Description = "" // long, and never printed
+		}
+		s.columns.Store(&cols)
+	}
+	nameCol := -1
+	if c := s.columns.Load(); c != nil {
+		nameCol = nameColumn(*c)
+	}
+	out := decodedTable{resourceVersion: wt.Metadata.ResourceVersion, cont: wt.Metadata.Continue,
+		remaining: wt.Metadata.RemainingItemCount, rows: make([]*tableRow, 0, len(wt.Rows))}
+	for _, wr := range wt.Rows {
+		row := &tableRow{namespace: s.namespace, cells: wr.Cells}
+		if len(wr.Object) > 0 && !bytes.Equal(wr.Object, []byte("null")) {
+			var m rowMeta
+			if err := json.Unmarshal(wr.Object, &m); err != nil {
+				return decodedTable{}, fmt.Errorf("%w: row object: %w", kube.ErrMalformed, err)
+			}
+			if m.Metadata.Annotations[initialEventsEndAnnotation] == "true" {
+				out.initialEventsEnd = true
+			}
+			row.namespace, row.name, row.resourceVersion = m.Metadata.Namespace, m.Metadata.Name, m.Metadata.ResourceVersion
+			if s.keepObject {
+				obj, err := decodeObject(wr.Object)
+				if err != nil {
+					return decodedTable{}, err
+				}
+				row.object = obj
+			}
+		}
+		if nameCol >= 0 && nameCol < len(row.cells) {
+			if n, ok := row.cells[nameCol].(string); ok {
+				if row.name == "" {
+					row.name = n
+				} else if n == row.name {
+					row.cells[nameCol] = row.name // one copy of the string
+				}
+			}
+		}
+		out.rows = append(out.rows, row)
+	}
+	return out, nil
+}
+
+// decodeObject decodes a row's object (JSON) for --sort-by, without its
+// managedFields.
+func decodeObject(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("%w: row object: %w", kube.ErrMalformed, err)
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		delete(md, "managedFields")
+	}
+	return obj, nil
+}
+
+// defaultColumns are kubectl's columns for an object the server did not
+// render as a Table.
+var defaultColumns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name"},
+	{Name: "Age", Type: "string"},
+}
+
+// decodePlain makes rows of kubectl's default columns (NAME, AGE) from a
+// plain JSON list or object.
+func (s *tableSource) decodePlain(body []byte) (decodedTable, error) {
+	var list struct {
+		Kind     string          `json:"kind"`
+		Metadata metav1.ListMeta `json:"metadata"`
+		Items    []json.RawMessage
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)
+	}
+	items := list.Items
+	if items == nil { // a single object (a watch event's)
+		items = []json.RawMessage{body}
+	}
+	cols := defaultColumns
+	s.columns.Store(&cols)
+	out := decodedTable{resourceVersion: list.Metadata.ResourceVersion, cont: list.Metadata.Continue,
+		remaining: list.Metadata.RemainingItemCount}
+	for _, raw := range items {
+		var o struct {
+			Metadata struct {
+				Namespace         string            `json:"namespace"`
+				Name              string            `json:"name"`
+				ResourceVersion   string            `json:"resourceVersion"`
+				CreationTimestamp metav1.Time       `json:"creationTimestamp"`
+				Annotations       map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)
+		}
+		md := o.Metadata
+		if md.Annotations[initialEventsEndAnnotation] == "true" {
+			out.initialEventsEnd = true
+		}
+		if out.resourceVersion == "" {
+			out.resourceVersion = md.ResourceVersion
+		}
+		row := &tableRow{namespace: md.Namespace, name: md.Name, resourceVersion: md.ResourceVersion,
+			cells: []any{md.Name, ageSince(md.CreationTimestamp)}}
+		if s.keepObject {
+			obj, err := decodeObject(raw)
+			if err != nil {
+				return decodedTable{}, err
+			}
+			row.object = obj
+		}
+		out.rows = append(out.rows, row)
+	}
+	return out, nil
+}
+
+// nameColumn is the index of the column holding the object's name, or -1.
+func nameColumn(cols []metav1.TableColumnDefinition) int {
+	for i, c := range cols {
+		if c.Format == "name" && c.Type == "string" {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,226 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+var configmaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// tableJSON is a Table as the apiserver sends it for configmaps, with
+// rows of (name, data count, age) and each row's object as given (a JSON
+// value, "null" for none).
+func tableJSON(rv string, withColumns bool, rows ...[2]string) string {
+	cols := "null"
+	if withColumns {
+		cols = `[{"name":"Name","type":"string","format":"name","description":"Name must be unique","priority":0},
+			{"name":"Data","type":"string","format":"","description":"Data contains","priority":0},
+			{"name":"Age","type":"string","format":"","description":"CreationTimestamp","priority":0}]`
+	}
+	var rs []string
+	for _, r := range rows {
+		rs = append(rs, fmt.Sprintf(`{"cells":[%q,2,"5m"],"object":%s}`, r[0], r[1]))
+	}
+	return fmt.Sprintf(`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":%q},"columnDefinitions":%s,"rows":[%s]}`,
+		rv, cols, strings.Join(rs, ","))
+}
+
+func partial(ns, name, rv string) string {
+	return fmt.Sprintf(`{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":%q,"namespace":%q,"resourceVersion":%q,"labels":{"a":"b"},"managedFields":[{"manager":"m"}]}}`, name, ns, rv)
+}
+
+func TestDecodeTableKeysRowsByMetadataOrByNameCell(t *testing.T) {
+	s := &tableSource{gvr: configmaps, namespace: "web"}
+	got, err := s.decodeTable([]byte(tableJSON("42", true, [2]string{"a", partial("other", "a", "7")}, [2]string{"b", "null"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.resourceVersion != "42" || len(got.rows) != 2 {
+		t.Fatalf("decoded %+v", got)
+	}
+	a, b := got.rows[0], got.rows[1]
+	if a.namespace != "other" || a.name != "a" || a.resourceVersion != "7" || a.object != nil {
+		t.Errorf("row with metadata: %+v", a)
+	}
+	if b.namespace != "web" || b.name != "b" || b.resourceVersion != "" {
+		t.Errorf("row without an object is keyed by its name cell and the source's namespace: %+v", b)
+	}
+	if n, ok := a.cells[1].(json.Number); !ok || n != "2" {
+		t.Errorf("numeric cell %#v, want json.Number 2", a.cells[1])
+	}
+	cols := *s.columns.Load()
+	if len(cols) != 3 || cols[0].Format != "name" || cols[1].Description != "" {
+		t.Errorf("columns %+v (descriptions dropped)", cols)
+	}
+	// A watch event's table has no columns: the last ones stay.
+	if _, err := s.decodeTable([]byte(tableJSON("43", false, [2]string{"c", "null"}))); err != nil || len(*s.columns.Load()) != 3 {
+		t.Errorf("columns lost by a table without any: %v", err)
+	}
+}
+
+func TestDecodeTableKeepsObjectsForSortingWithoutManagedFields(t *testing.T) {
+	s := &tableSource{gvr: configmaps, keepObject: true}
+	got, err := s.decodeTable([]byte(tableJSON("1", true, [2]string{"a", partial("web", "a", "7")})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := got.rows[0].object["metadata"].(map[string]any)
+	if md["resourceVersion"] != "7" || md["managedFields"] != nil {
+		t.Errorf("kept metadata %v", md)
+	}
+}
+
+func TestDecodeTableFallsBackToPlainObjects(t *testing.T) {
+	s := &tableSource{gvr: configmaps}
+	body := `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"next"},
+		"items":[{"metadata":{"name":"a","namespace":"web","resourceVersion":"3","creationTimestamp":"2020-01-01T00:00:00Z"}}]}`
+	got, err := s.decodeTable([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.resourceVersion != "9" || got.cont != "next" || len(got.rows) != 1 {
+		t.Fatalf("decoded %+v", got)
+	}
+	r := got.rows[0]
+	if r.name != "a" || r.namespace != "web" || r.resourceVersion != "3" || r.cells[0] != "a" || !strings.Contains(r.cells[1].(string), "y") {
+		t.Errorf("row %+v, want name a and an age in years", r)
+	}
+	if cols := *s.columns.Load(); len(cols) != 2 || cols[0].Name != "Name" || cols[1].Name != "Age" {
+		t.Errorf("columns %+v, want kubectl's NAME and AGE", cols)
+	}
+	if _, err := s.decodeTable([]byte("{not json")); !errors.Is(err, kube.ErrMalformed) {
+		t.Errorf("malformed body: %v", err)
+	}
+}
+
+// fakeTableServer serves handler and returns a rest.Config for it; the
+// server and its connections are closed at the end of the test.
+func fakeTableServer(t *testing.T, handler http.HandlerFunc) *rest.Config {
+	t.Helper()
+	srv := httptest.NewServer(handler)
+	cfg := &rest.Config{Host: srv.URL}
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		if c, err := rest.HTTPClientFor(cfg); err == nil {
+			utilnet.CloseIdleConnectionsFor(c.Transport)
+		}
+	})
+	return cfg
+}
+
+func TestTableSourceListsAndWatchesOverHTTP(t *testing.T) {
+	var mu sync.Mutex
+	var queries []string
+	query := func(i int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return queries[i]
+	}
+	cfg := fakeTableServer(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		queries = append(queries, r.URL.RawQuery)
+		mu.Unlock()
+		if !strings.Contains(r.Header.Get("Accept"), "as=Table;v=v1;g=meta.k8s.io") {
+			http.Error(w, "no table asked for", http.StatusBadRequest)
+			return
+		}
+		if r.URL.Query().Get("watch") != "true" {
+			io.WriteString(w, tableJSON("10", true, [2]string{"a", partial("web", "a", "5")}))
+			return
+		}
+		events := []string{
+			`{"type":"ADDED","object":` + tableJSON("11", true, [2]string{"b", partial("web", "b", "11")}) + `}`,
+			`{"type":"MODIFIED","object":` + tableJSON("12", false, [2]string{"b", partial("web", "b", "12")}) + `}`,
+			`{"type":"BOOKMARK","object":` + tableJSON("13", false) + `}`,
+			`{"type":"DELETED","object":` + tableJSON("14", false, [2]string{"a", "null"}) + `}`,
+			`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old"}}`,
+		}
+		for _, e := range events {
+			io.WriteString(w, e+"\n")
+		}
+	})
+	src, err := newTableSource(cfg, configmaps, kube.SourceOptions{Selection: kube.Selection{Namespace: "web", LabelSelector: "app=x"}}, includeMetadata, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := src.List(t.Context(), listwatch.Options{Limit: 500, ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 || page.Items[0].name != "a" || page.ResourceVersion != "10" {
+		t.Errorf("page %+v", page)
+	}
+	if q := query(0); !strings.Contains(q, "includeObject=Metadata") || !strings.Contains(q, "limit=500") || !strings.Contains(q, "labelSelector=app%3Dx") {
+		t.Errorf("list query %q", q)
+	}
+	w, err := src.Watch(t.Context(), listwatch.Options{ResourceVersion: "10", AllowBookmarks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var got []string
+	for {
+		ev, err := w.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == listwatch.Error {
+			if !errors.Is(ev.Err, listwatch.ErrExpired) || !apierrors.IsResourceExpired(ev.Err) {
+				t.Errorf("ERROR event: %v, want ErrExpired with the server's status", ev.Err)
+			}
+			got = append(got, "ERROR")
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s %s@%s", ev.Type, ev.Object.GetName(), ev.ResourceVersion))
+	}
+	want := "ADDED b@11,MODIFIED b@12,BOOKMARK @13,DELETED a@14,ERROR"
+	if g := strings.Join(got, ","); g != want {
+		t.Errorf("events %s, want %s", g, want)
+	}
+	if q := query(1); !strings.Contains(q, "watch=true") || !strings.Contains(q, "allowWatchBookmarks=true") || !strings.Contains(q, "resourceVersion=10") {
+		t.Errorf("watch query %q", q)
+	}
+}
+
+func TestTableSourceMapsServerErrors(t *testing.T) {
+	code := http.StatusGone
+	cfg := fakeTableServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":%q,"code":%d,"message":"nope"}`,
+			map[int]string{http.StatusGone: "Expired", http.StatusForbidden: "Forbidden"}[code], code)
+	})
+	src, err := newTableSource(cfg, configmaps, kube.SourceOptions{}, includeNone, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.List(t.Context(), listwatch.Options{}); !errors.Is(err, listwatch.ErrExpired) {
+		t.Errorf("list answered 410: %v, want ErrExpired", err)
+	}
+	if _, err := src.Watch(t.Context(), listwatch.Options{}); !errors.Is(err, listwatch.ErrExpired) {
+		t.Errorf("watch answered 410: %v, want ErrExpired", err)
+	}
+	code = http.StatusForbidden
+	if _, err := src.Watch(t.Context(), listwatch.Options{}); !apierrors.IsForbidden(err) || !fatalBeforeSync(err) {
+		t.Errorf("watch answered 403: %v, want the server's Forbidden status", err)
+	}
+}

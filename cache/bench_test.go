@@ -215,7 +215,7 @@ func BenchmarkDeltaFIFOAddPop(b *testing.B) {
 			}
 		}
 	}()
-	process := func(ds Deltas[*corev1.Pod], _ bool) error {
+	process := func(_ string, ds Deltas[*corev1.Pod], _ bool) error {
 		for _, d := range ds {
 			if err := known.Update(d.Object); err != nil {
 				return err
@@ -249,7 +249,7 @@ func BenchmarkDeltaFIFOAdd(b *testing.B) {
 		if i%10_000 == 0 {
 			b.StopTimer()
 			for f.Len() > 0 {
-				if _, err := f.Pop(context.Background(), func(Deltas[*corev1.Pod], bool) error { return nil }); err != nil {
+				if _, err := f.Pop(context.Background(), func(string, Deltas[*corev1.Pod], bool) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -267,7 +267,7 @@ func BenchmarkDeltaFIFOReplace10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	f := NewDeltaFIFO(DeltaFIFOOptions[*corev1.Pod]{KnownObjects: known})
-	nop := func(Deltas[*corev1.Pod], bool) error { return nil }
+	nop := func(string, Deltas[*corev1.Pod], bool) error { return nil }
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := f.Replace(pods, "2"); err != nil {

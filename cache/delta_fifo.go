@@ -4,7 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kinformer/kinformer/internal/keyindex"
 )
+
+// KnownObjects is what a DeltaFIFO needs to know about the objects already
+// processed downstream (normally the informer's Indexer, which implements
+// it): which keys exist, the last known state of each, and how many there
+// are. The DeltaFIFO calls it with its own lock held, so it must not call
+// back into the queue.
+type KnownObjects[T Object] interface {
+	// ListKeys returns every key, in any order.
+	ListKeys() []string
+	// GetByKey returns the object under key.
+	GetByKey(key string) (item T, exists bool, err error)
+	// Len returns the number of keys ListKeys would return, without
+	// listing them.
+	Len() int
+}
 
 // DeltaFIFOOptions configures NewDeltaFIFO. The zero value is a queue keyed
 // by MetaNamespaceKey with no known objects, emitting Replaced on Replace.
@@ -15,15 +34,16 @@ type DeltaFIFOOptions[T Object] struct {
 	// (normally the informer's Indexer). It lets Replace infer deletions
 	// of objects no longer queued, Delete recognise known objects, and
 	// Resync re-deliver them. May be nil.
-	KnownObjects KeyLister[T]
+	KnownObjects KnownObjects[T]
 	// ReplaceEmitsSync makes Replace queue Sync deltas for the listed
 	// objects instead of Replaced.
 	ReplaceEmitsSync bool
 	// Transform, when set, is applied to every object given to Add, Update,
 	// Delete and Replace before it is keyed and queued (objects read back
 	// from KnownObjects or from the queue have been transformed already).
-	// An error rejects the write: it is returned and the queue is
-	// unchanged. It must not mutate its argument in a way other holders of
+	// An error rejects the object: Add, Update and Delete return it and
+	// leave the queue unchanged; Replace skips that one object (see
+	// Replace). It must not mutate its argument in a way other holders of
 	// that object could see.
 	Transform func(T) (T, error)
 }
@@ -57,6 +77,9 @@ type DeltaFIFOOptions[T Object] struct {
 // Memory. A Replace into an empty queue (the usual first list) is held as
 // two slices, not a map, until another write arrives; the deltas popped
 // from it are carved from one array, which lives as long as any of them.
+// This changes nothing a caller can observe: reads (Len, ListKeys,
+// GetByKey) answer from the slices, and a list that names a key twice is
+// queued the general way.
 // Once a backlog of more than shrinkThreshold keys has drained, the queue
 // reallocates its map and key queue, since Go maps never shrink.
 //
@@ -67,7 +90,7 @@ type DeltaFIFO[T Object] struct {
 	// Set by NewDeltaFIFO, then read-only.
 	keyFunc     KeyFunc[T]
 	defaultKey  bool // keyFunc is MetaNamespaceKey, by default
-	known       KeyLister[T]
+	known       KnownObjects[T]
 	replaceType DeltaType
 	transform   func(T) (T, error)
 
@@ -80,16 +103,18 @@ type DeltaFIFO[T Object] struct {
 	// grown is the most entries items has held since it was allocated
 	// (releaseIfDrainedLocked).
 	grown int
-	// bulkKeys and bulkDeltas hold, in queue order, the keys of a Replace
-	// into an empty queue and their one delta each (replaceIntoEmptyLocked),
-	// kept out of items and queue: a list of n objects then costs no map
-	// of n entries. The entries from bulkNext on are queued ahead of
-	// everything else, and while any remain, items and queue are empty:
-	// every operation other than Pop and Len first moves them there
-	// (spillLocked). bulkInitial marks them initial.
+	// bulkKeys and bulkDeltas hold, in queue order, the distinct keys of a
+	// Replace into an empty queue and their one delta each
+	// (replaceIntoEmptyLocked), kept out of items and queue: a list of n
+	// objects then costs no map of n entries. The entries from bulkNext on
+	// are queued ahead of everything else, and while any remain, items and
+	// queue are empty: every write first moves them there (spillLocked);
+	// Pop and the reads use them in place. bulkIndex finds a key among
+	// bulkKeys; bulkInitial marks the entries initial.
 	bulkKeys    []string
 	bulkDeltas  []Delta[T]
 	bulkNext    int
+	bulkIndex   keyindex.Index
 	bulkInitial bool
 	// While a Pop processes (queueState.popping), inflight holds the
 	// deltas it popped under inflightKey.
@@ -134,65 +159,139 @@ func (f *DeltaFIFO[T]) KeyOf(obj T) (string, error) {
 	return key, nil
 }
 
-// prepare transforms and keys an object given to a write.
-func (f *DeltaFIFO[T]) prepare(op string, obj T) (T, string, error) {
-	obj, err := f.transformed(op, obj)
+// prepare transforms and keys an object given to a write. Its errors do
+// not name the operation.
+func (f *DeltaFIFO[T]) prepare(obj T) (T, string, error) {
+	obj, err := f.transformed(obj)
 	if err != nil {
 		return obj, "", err
 	}
 	key, err := f.keyFunc(obj)
 	if err != nil {
-		return obj, "", keyFuncError(op, err)
+		return obj, "", fmt.Errorf("computing key: %w", err)
 	}
 	return obj, key, nil
 }
 
 // transformed is the first half of prepare: the nil check and the
 // transform.
-func (f *DeltaFIFO[T]) transformed(op string, obj T) (T, error) {
+func (f *DeltaFIFO[T]) transformed(obj T) (T, error) {
 	if isNil(obj) {
-		return obj, fmt.Errorf("cache: %s: %w: nil %T", op, ErrInvalidObject, obj)
+		return obj, fmt.Errorf("%w: nil %T", ErrInvalidObject, obj)
 	}
 	if f.transform != nil {
 		t, err := f.transform(obj)
 		if err != nil {
-			return obj, fmt.Errorf("cache: %s: transform: %w", op, err)
+			return obj, fmt.Errorf("transform: %w", err)
 		}
 		if isNil(t) {
-			return obj, fmt.Errorf("cache: %s: transform returned %w: nil %T", op, ErrInvalidObject, t)
+			return obj, fmt.Errorf("transform returned %w: nil %T", ErrInvalidObject, t)
 		}
 		obj = t
 	}
 	return obj, nil
 }
 
-// prepareAll is prepare for every item, storing the objects in objs (which
-// may be items itself) and returning their keys. With the default KeyFunc
-// the keys share one allocation (see metaNamespaceKeys).
-func (f *DeltaFIFO[T]) prepareAll(op string, items, objs []T) ([]string, error) {
-	if !f.defaultKey {
-		keys := make([]string, len(items))
-		for i, obj := range items {
-			obj, key, err := f.prepare(op, obj)
-			if err != nil {
-				return nil, err
+// prepareList is prepare for every item of a Replace, skipping each one
+// that fails: it returns the prepared objects in order (items itself when
+// none was transformed or skipped), their keys, and the error of each
+// skipped item, in list order. It reads each object once: on a list of
+// 100,000 objects every further pass costs a cache miss per object
+// (BenchmarkDeltaFIFOFirstList100k).
+func (f *DeltaFIFO[T]) prepareList(items []T) (objs []T, keys []string, skipped []error) {
+	objs = items
+	copied := f.transform != nil // objs is a new slice, filled as we go
+	if copied {
+		objs = make([]T, 0, len(items))
+	}
+	keys = make([]string, 0, len(items))
+	var kb keyBuilder
+	if f.defaultKey {
+		kb.b.Grow(keysSize(items))
+	}
+	for i, item := range items {
+		obj, err := f.transformed(item)
+		var key string
+		switch {
+		case err != nil:
+		case f.defaultKey:
+			key, err = kb.key(obj.GetNamespace(), obj.GetName())
+		default:
+			if key, err = f.keyFunc(obj); err != nil {
+				err = fmt.Errorf("computing key: %w", err)
 			}
-			objs[i], keys[i] = obj, key
 		}
-		return keys, nil
-	}
-	for i, obj := range items {
-		obj, err := f.transformed(op, obj)
 		if err != nil {
-			return nil, err
+			if !copied {
+				objs = append(make([]T, 0, len(items)-1), items[:i]...)
+				copied = true
+			}
+			skipped = append(skipped, itemError(i, item, err))
+			continue
 		}
-		objs[i] = obj
+		if copied {
+			objs = append(objs, obj)
+		}
+		keys = append(keys, key)
 	}
-	keys, err := metaNamespaceKeys(objs)
-	if err != nil {
-		return nil, keyFuncError(op, err)
+	return objs, keys, skipped
+}
+
+// keyBuilder builds the keys MetaNamespaceKey gives a list's objects into
+// one buffer: one allocation for the list instead of one per key
+// (BenchmarkDeltaFIFOFirstList100k). A key stays valid as the buffer
+// grows, since strings.Builder never changes bytes it has handed out, and
+// keeps alive the buffer it was built in: the keys of a list are meant to
+// be dropped together, as a queue's are once popped. Size the buffer
+// first (keysSize) so that it rarely grows.
+type keyBuilder struct {
+	b strings.Builder
+}
+
+// key returns the key of the object with this namespace and name, or
+// MetaNamespaceKey's error.
+func (kb *keyBuilder) key(namespace, name string) (string, error) {
+	if err := checkName(namespace, name); err != nil {
+		return "", fmt.Errorf("computing key: %w", err)
 	}
-	return keys, nil
+	start := kb.b.Len()
+	if namespace != "" {
+		kb.b.WriteString(namespace)
+		kb.b.WriteByte('/')
+	}
+	kb.b.WriteString(name)
+	return kb.b.String()[start:], nil
+}
+
+// keysSize estimates the bytes of the keys of items, from up to 32 of them
+// spread over the list, with a quarter more for the ones not sampled.
+func keysSize[T Object](items []T) int {
+	const samples = 32
+	sum, n := 0, 0
+	for k := range min(len(items), samples) {
+		item := items[k*len(items)/min(len(items), samples)]
+		if isNil(item) {
+			continue
+		}
+		sum += len(item.GetNamespace()) + 1 + len(item.GetName())
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	return len(items) * sum / n * 5 / 4
+}
+
+// itemError names item i of a list in its error.
+func itemError[T Object](i int, item T, err error) error {
+	if isNil(item) {
+		return fmt.Errorf("item %d: %w", i, err)
+	}
+	name := item.GetName()
+	if ns := item.GetNamespace(); ns != "" {
+		name = ns + "/" + name
+	}
+	return fmt.Errorf("item %d (%s): %w", i, strconv.Quote(name), err)
 }
 
 // Add queues an Added delta for obj.
@@ -207,9 +306,9 @@ func (f *DeltaFIFO[T]) Update(obj T) error { return f.write("update", Updated, o
 func (f *DeltaFIFO[T]) Delete(obj T) error { return f.write("delete", Deleted, obj) }
 
 func (f *DeltaFIFO[T]) write(op string, t DeltaType, obj T) error {
-	obj, key, err := f.prepare(op, obj)
+	obj, key, err := f.prepare(obj)
 	if err != nil {
-		return err
+		return fmt.Errorf("cache: %s: %w", op, err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -272,32 +371,40 @@ func (f *DeltaFIFO[T]) releaseIfDrainedLocked() {
 
 // Replace queues a Replaced delta (Sync with ReplaceEmitsSync) for every
 // item, then a Deleted delta with StateUnknown for every known key missing
-// from items (see the type's rules). Every item is transformed and keyed
-// first: if any fails, Replace returns the error and the queue is
-// unchanged. If this is the first write to the queue, HasSynced turns true
-// once every key it queued has been popped and processed.
-// resourceVersion is not used by the queue.
+// from items (see the type's rules). If this is the first write to the
+// queue, HasSynced turns true once every key it queued has been popped and
+// processed. resourceVersion is not used by the queue.
+//
+// An item that cannot be queued (nil, rejected by Transform, or whose key
+// cannot be computed) is skipped, as if it were not in the list, and every
+// other item is applied as usual. Replace then returns an error wrapping a
+// *SkippedError, which matches ErrSkipped and holds each skipped item's
+// error: Replace did its job for the rest, and the caller should report the
+// error, not retry. On a closed queue it returns an error matching
+// ErrClosed and changes nothing.
 func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 	_ = resourceVersion
-	objs := items
-	if f.transform != nil {
-		objs = make([]T, len(items))
-	}
-	keys, err := f.prepareAll("replace", items, objs)
-	if err != nil {
-		return err
-	}
+	objs, keys, skipped := f.prepareList(items)
 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
 		return fmt.Errorf("cache: replace: %w", ErrClosed)
 	}
+	f.replaceLocked(keys, objs)
+	if len(skipped) > 0 {
+		return fmt.Errorf("cache: replace: %w", &SkippedError{Errs: skipped, Total: len(items)})
+	}
+	return nil
+}
+
+// replaceLocked is Replace once every object is prepared: objs and their
+// keys.
+func (f *DeltaFIFO[T]) replaceLocked(keys []string, objs []T) {
 	first := !f.populated // then setInitialLocked marks it populated
 	f.spillLocked()
-	if f.nothingKnownLocked() {
-		f.replaceIntoEmptyLocked(keys, objs, first)
-		return nil
+	if f.nothingKnownLocked() && f.replaceIntoEmptyLocked(keys, objs, first) {
+		return
 	}
 	listed := make(map[string]struct{}, len(keys))
 	for i, key := range keys {
@@ -312,91 +419,21 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 		}
 		f.setInitialLocked(len(f.items))
 	}
-	return nil
 }
 
 // nothingKnownLocked reports whether no key is known: none queued, none
 // being processed, none in KnownObjects. A Replace then has no deletion to
 // infer.
 func (f *DeltaFIFO[T]) nothingKnownLocked() bool {
-	if f.queue.len() > 0 || f.popping {
+	if f.queuedLocked() > 0 || f.popping {
 		return false
 	}
-	if f.known == nil {
-		return true
-	}
-	if c, ok := f.known.(interface{ Len() int }); ok {
-		return c.Len() == 0
-	}
-	return len(f.known.ListKeys()) == 0
-}
-
-// replaceIntoEmptyLocked is Replace when nothing is known (the usual first
-// list): the same entries as queueing every item in turn, with no deletion
-// to infer. first marks the entries initial.
-//
-// The entries go to bulkKeys and bulkDeltas, not items: no map is built
-// unless another write comes before they are all popped (spillLocked). A
-// list that names a key twice (no API server sends one) then has it
-// popped twice, its deltas split in order between the two pops; a spill
-// merges the two entries as a queue of items would have.
-func (f *DeltaFIFO[T]) replaceIntoEmptyLocked(keys []string, objs []T, first bool) {
-	deltas := make([]Delta[T], len(keys))
-	for i := range keys {
-		deltas[i] = Delta[T]{Type: f.replaceType, Object: objs[i]}
-	}
-	f.bulkKeys, f.bulkDeltas, f.bulkNext, f.bulkInitial = keys, deltas, 0, first
-	if first {
-		f.setInitialLocked(len(keys))
-	}
-	if len(keys) > 0 {
-		f.signalLocked()
-	} else {
-		f.bulkKeys, f.bulkDeltas = nil, nil
-	}
+	return f.known == nil || f.known.Len() == 0
 }
 
 // queuedLocked returns the number of queued keys.
 func (f *DeltaFIFO[T]) queuedLocked() int {
 	return f.queue.len() + len(f.bulkKeys) - f.bulkNext
-}
-
-// popBulkLocked takes the next entry of the bulk Replace, which the caller
-// has checked is there.
-func (f *DeltaFIFO[T]) popBulkLocked() (string, fifoEntry[T]) {
-	i := f.bulkNext
-	key := f.bulkKeys[i]
-	e := fifoEntry[T]{deltas: f.bulkDeltas[i : i+1 : i+1], initial: f.bulkInitial}
-	f.bulkKeys[i] = ""
-	f.bulkNext++
-	if f.bulkNext == len(f.bulkKeys) {
-		f.bulkKeys, f.bulkDeltas, f.bulkNext = nil, nil, 0
-	}
-	return key, e
-}
-
-// spillLocked moves the entries left of a bulk Replace into items and
-// queue, in order, ahead of anything queued later (nothing is: every write
-// spills first). A key the list named twice becomes one entry, so the
-// initial count drops by one for each such merge.
-func (f *DeltaFIFO[T]) spillLocked() {
-	if f.bulkNext == len(f.bulkKeys) {
-		return
-	}
-	for i := f.bulkNext; i < len(f.bulkKeys); i++ {
-		key := f.bulkKeys[i]
-		e, queued := f.items[key]
-		e.deltas = appendDelta(e.deltas, f.bulkDeltas[i])
-		e.initial = f.bulkInitial
-		f.items[key] = e
-		if !queued {
-			f.queue.push(key)
-		} else if f.bulkInitial {
-			f.initialDoneLocked()
-		}
-	}
-	f.grown = max(f.grown, len(f.items))
-	f.bulkKeys, f.bulkDeltas, f.bulkNext = nil, nil, 0
 }
 
 // inferDeletionsLocked queues a Deleted delta with StateUnknown for every
@@ -466,9 +503,9 @@ func (f *DeltaFIFO[T]) Resync() error {
 	return nil
 }
 
-// Pop waits for a queued key, removes it with its deltas, and calls process
-// with them; isInInitialList is true for keys queued by the first Replace.
-// It returns the deltas and process's error.
+// Pop waits for a queued key, removes it with its deltas, and calls
+// process with the key and the deltas; isInInitialList is true for keys
+// queued by the first Replace. It returns the deltas and process's error.
 //
 // If that error wraps ErrRequeue, the deltas are put back, ahead of any
 // deltas that arrived for the key during processing; a key no longer queued
@@ -478,15 +515,7 @@ func (f *DeltaFIFO[T]) Resync() error {
 // matching ErrClosed once the queue is closed (keys still queued are left
 // unprocessed). Concurrent Pops are serialized: process is never called
 // twice at once. process must not call Pop.
-func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas Deltas[T], isInInitialList bool) error) (Deltas[T], error) {
-	return f.PopKeyed(ctx, func(_ string, deltas Deltas[T], isInInitialList bool) error {
-		return process(deltas, isInInitialList)
-	})
-}
-
-// PopKeyed is Pop, also handing process the key the deltas were queued
-// under, which spares it computing the key again.
-func (f *DeltaFIFO[T]) PopKeyed(ctx context.Context, process func(key string, deltas Deltas[T], isInInitialList bool) error) (Deltas[T], error) {
+func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, deltas Deltas[T], isInInitialList bool) error) (Deltas[T], error) {
 	f.mu.Lock()
 	if err := f.waitTurnLocked(ctx, func() bool { return f.queuedLocked() > 0 }); err != nil {
 		f.mu.Unlock()
@@ -539,9 +568,7 @@ func (f *DeltaFIFO[T]) finishPop(key string, e fifoEntry[T], err error) {
 }
 
 // Len returns the number of queued keys (not counting one being
-// processed). A first list that named a key twice counts it twice until
-// another write (or ListKeys, or GetByKey) merges the two; see
-// replaceIntoEmptyLocked.
+// processed).
 func (f *DeltaFIFO[T]) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -552,8 +579,8 @@ func (f *DeltaFIFO[T]) Len() int {
 func (f *DeltaFIFO[T]) ListKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.spillLocked() // so a key the list named twice is listed once
-	out := make([]string, 0, f.queue.len())
+	out := make([]string, 0, f.queuedLocked())
+	out = append(out, f.bulkKeys[f.bulkNext:]...)
 	f.queue.each(func(key string) { out = append(out, key) })
 	return out
 }
@@ -562,7 +589,9 @@ func (f *DeltaFIFO[T]) ListKeys() []string {
 func (f *DeltaFIFO[T]) GetByKey(key string) (Deltas[T], bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.spillLocked()
+	if i := f.bulkFindLocked(key); i >= 0 {
+		return Deltas[T]{f.bulkDeltas[i]}, true, nil
+	}
 	e, ok := f.items[key]
 	if !ok {
 		return nil, false, nil

@@ -32,7 +32,7 @@ func drain(t *testing.T, f *DeltaFIFO[*obj]) []string {
 	t.Helper()
 	var out []string
 	for f.Len() > 0 {
-		ds, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return nil })
+		ds, err := f.Pop(context.Background(), func(string, Deltas[*obj], bool) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 			if i < 3 && f.HasSynced() {
 				t.Fatalf("HasSynced true after %d pops", i)
 			}
-			_, err := f.Pop(context.Background(), func(_ Deltas[*obj], isInitial bool) error {
+			_, err := f.Pop(context.Background(), func(_ string, _ Deltas[*obj], isInitial bool) error {
 				initial = append(initial, isInitial)
 				return nil
 			})
@@ -236,7 +236,7 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 		if err := f.Replace([]*obj{newObj("ns", "a", "1")}, "1"); err != nil {
 			t.Fatal(err)
 		}
-		_, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return ErrRequeue })
+		_, err := f.Pop(context.Background(), func(string, Deltas[*obj], bool) error { return ErrRequeue })
 		if !errors.Is(err, ErrRequeue) {
 			t.Fatalf("Pop err = %v, want ErrRequeue", err)
 		}
@@ -254,7 +254,7 @@ func TestDeltaFIFOHasSynced(t *testing.T) {
 			t.Fatal(err)
 		}
 		boom := errors.New("boom")
-		if _, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return boom }); !errors.Is(err, boom) {
+		if _, err := f.Pop(context.Background(), func(string, Deltas[*obj], bool) error { return boom }); !errors.Is(err, boom) {
 			t.Fatalf("Pop err = %v, want boom", err)
 		}
 		if !f.HasSynced() || f.Len() != 0 {
@@ -270,7 +270,7 @@ func TestDeltaFIFORequeue(t *testing.T) {
 	}
 	// While a is processed, a newer delta for a arrives; the requeued deltas
 	// go ahead of it, and a keeps the place the newer delta gave it.
-	_, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error {
+	_, err := f.Pop(context.Background(), func(string, Deltas[*obj], bool) error {
 		if err := f.Update(newObj("ns", "a", "2")); err != nil {
 			t.Error(err)
 		}
@@ -280,7 +280,7 @@ func TestDeltaFIFORequeue(t *testing.T) {
 		t.Fatalf("Pop err = %v, want ErrRequeue", err)
 	}
 	// b is requeued without newer deltas: it goes to the back.
-	if _, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return ErrRequeue }); !errors.Is(err, ErrRequeue) {
+	if _, err := f.Pop(context.Background(), func(string, Deltas[*obj], bool) error { return ErrRequeue }); !errors.Is(err, ErrRequeue) {
 		t.Fatal(err)
 	}
 	want := []string{"Added:ns/a@1 Updated:ns/a@2", "Added:ns/b@1"}
@@ -333,7 +333,7 @@ func TestDeltaFIFOKeyBeingProcessedCountsAsKnown(t *testing.T) {
 			if err := tt.first(f); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.Pop(context.Background(), func(Deltas[*obj], bool) error { return tt.during(f) }); err != nil {
+			if _, err := f.Pop(context.Background(), func(string, Deltas[*obj], bool) error { return tt.during(f) }); err != nil {
 				t.Fatal(err)
 			}
 			if got := drain(t, f); !slices.Equal(got, tt.want) {
@@ -360,9 +360,6 @@ func TestDeltaFIFOTransform(t *testing.T) {
 	}
 	if err := f.Add(newObj("ns", "b", "reject")); !errors.Is(err, errReject) {
 		t.Fatalf("err = %v, want errReject", err)
-	}
-	if err := f.Replace([]*obj{newObj("ns", "c", "1"), newObj("ns", "d", "reject")}, "1"); !errors.Is(err, errReject) {
-		t.Fatalf("Replace err = %v, want errReject", err)
 	}
 	if orig.rv != "1" || len(orig.tags) != 1 {
 		t.Fatal("transform input was modified")
@@ -394,8 +391,6 @@ func TestDeltaFIFORejectsBadInputUnchanged(t *testing.T) {
 		{"update nil", f.Update(nilObj), ErrInvalidObject},
 		{"delete nil", f.Delete(nilObj), ErrInvalidObject},
 		{"key func fails", f.Update(newObj("ns", "fail", "1")), keyErr},
-		{"replace with nil", f.Replace([]*obj{newObj("ns", "b", "1"), nilObj}, "1"), ErrInvalidObject},
-		{"replace, key func fails", f.Replace([]*obj{newObj("ns", "fail", "1")}, "1"), keyErr},
 	} {
 		if !errors.Is(tc.err, tc.want) {
 			t.Errorf("%s: err = %v, want %v", tc.name, tc.err, tc.want)
@@ -413,13 +408,152 @@ func TestDeltaFIFORejectsBadInputUnchanged(t *testing.T) {
 	}
 }
 
+// A Replace skips each item it cannot queue and applies the rest: the
+// error reports the skipped ones (ErrSkipped, with each item's own error
+// inside), a skipped item counts as missing from the list, and HasSynced
+// waits only for what was queued.
+func TestDeltaFIFOReplaceSkipsBadItemsAndAppliesTheRest(t *testing.T) {
+	var nilObj *obj
+	errReject := errors.New("rejected")
+	errKey := errors.New("key failed")
+	reject := func(o *obj) (*obj, error) {
+		if o.rv == "reject" {
+			return nil, errReject
+		}
+		return o, nil
+	}
+	failKey := func(o *obj) (string, error) {
+		if o.name == "fail" {
+			return "", errKey
+		}
+		return MetaNamespaceKey(o)
+	}
+	a1, b1, c1 := newObj("ns", "a", "1"), newObj("ns", "b", "1"), newObj("", "c", "1")
+	tests := []struct {
+		name     string
+		opts     DeltaFIFOOptions[*obj]
+		known    []*obj // KnownObjects content; nil means none
+		list     []*obj
+		cause    error    // the error matches it
+		messages []string // each skipped item's error
+		want     []string
+	}{
+		{
+			name: "transform fails for one", opts: DeltaFIFOOptions[*obj]{Transform: reject},
+			list:  []*obj{b1, newObj("ns", "x", "reject"), a1},
+			cause: errReject, messages: []string{`item 1 ("ns/x"): transform: rejected`},
+			want: []string{"Replaced:ns/b@1", "Replaced:ns/a@1"},
+		},
+		{
+			name: "key function fails for one", opts: DeltaFIFOOptions[*obj]{KeyFunc: failKey},
+			list:  []*obj{a1, newObj("ns", "fail", "1"), c1},
+			cause: errKey, messages: []string{`item 1 ("ns/fail"): computing key: key failed`},
+			want: []string{"Replaced:ns/a@1", "Replaced:/c@1"},
+		},
+		{
+			name: "default key: bad names and nil", list: []*obj{newObj("ns", "x/y", "1"), a1, nilObj, newObj("ns", "", "1")},
+			cause: ErrInvalidObject, messages: []string{
+				`item 0 ("ns/x/y"): computing key: invalid object: name "x/y" contains '/'`,
+				`item 2: invalid object: nil *cache.obj`,
+				`item 3 ("ns/"): computing key: invalid object: empty name (namespace "ns")`,
+			},
+			want: []string{"Replaced:ns/a@1"},
+		},
+		{
+			name: "default key: bad names and transform failures, in list order", opts: DeltaFIFOOptions[*obj]{Transform: reject},
+			list:  []*obj{newObj("a/b", "x", "1"), a1, newObj("ns", "x", "reject"), newObj("ns", "y/z", "1"), b1, nilObj},
+			cause: errReject, messages: []string{
+				`item 0 ("a/b/x"): computing key: invalid object: namespace "a/b" contains '/'`,
+				`item 2 ("ns/x"): transform: rejected`,
+				`item 3 ("ns/y/z"): computing key: invalid object: name "y/z" contains '/'`,
+				`item 5: invalid object: nil *cache.obj`,
+			},
+			want: []string{"Replaced:ns/a@1", "Replaced:ns/b@1"},
+		},
+		{
+			name: "every item bad", opts: DeltaFIFOOptions[*obj]{Transform: reject},
+			list:  []*obj{newObj("ns", "x", "reject"), newObj("ns", "y", "reject")},
+			cause: errReject, messages: []string{`item 0 ("ns/x"): transform: rejected`, `item 1 ("ns/y"): transform: rejected`},
+			want: nil,
+		},
+		{
+			name: "relist: a skipped item counts as missing", opts: DeltaFIFOOptions[*obj]{Transform: reject},
+			known: []*obj{a1, b1},
+			list:  []*obj{newObj("ns", "a", "2"), newObj("ns", "b", "reject")},
+			cause: errReject, messages: []string{`item 1 ("ns/b"): transform: rejected`},
+			want: []string{"Replaced:ns/a@2", "Deleted?:ns/b@1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			if tt.known != nil {
+				opts.KnownObjects = knownStore(t, tt.known...)
+			}
+			f := NewDeltaFIFO(opts)
+			list := slices.Clone(tt.list)
+			err := f.Replace(list, "1")
+			if !slices.Equal(list, tt.list) {
+				t.Fatal("Replace changed the caller's slice")
+			}
+			var se *SkippedError
+			if !errors.Is(err, ErrSkipped) || !errors.Is(err, tt.cause) || !errors.As(err, &se) {
+				t.Fatalf("Replace err = %v, want ErrSkipped and %v", err, tt.cause)
+			}
+			var messages []string
+			for _, e := range se.Errs {
+				messages = append(messages, e.Error())
+			}
+			if !slices.Equal(messages, tt.messages) || se.Total != len(tt.list) {
+				t.Fatalf("SkippedError of %d items:\n  %s\nwant, of %d:\n  %s",
+					se.Total, strings.Join(messages, "\n  "), len(tt.list), strings.Join(tt.messages, "\n  "))
+			}
+			if tt.known == nil && f.HasSynced() != (len(tt.want) == 0) {
+				t.Fatalf("HasSynced %v before the %d queued keys were processed", f.HasSynced(), len(tt.want))
+			}
+			if got := drain(t, f); !slices.Equal(got, tt.want) {
+				t.Fatalf("popped %q, want %q", got, tt.want)
+			}
+			if !f.HasSynced() {
+				t.Fatal("HasSynced false once everything queued was processed")
+			}
+		})
+	}
+	t.Run("closed queue", func(t *testing.T) {
+		f := NewDeltaFIFO(DeltaFIFOOptions[*obj]{})
+		f.Close()
+		if err := f.Replace([]*obj{a1, nilObj}, "1"); !errors.Is(err, ErrClosed) || errors.Is(err, ErrSkipped) {
+			t.Fatalf("Replace on a closed queue: %v, want ErrClosed only", err)
+		}
+	})
+}
+
+func TestSkippedErrorMessage(t *testing.T) {
+	errs := make([]error, 5)
+	for i := range errs {
+		errs[i] = fmt.Errorf("e%d", i)
+	}
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{1, "skipped 1 of 9 objects: e0"},
+		{3, "skipped 3 of 9 objects: e0; e1; e2"},
+		{5, "skipped 5 of 9 objects: e0; e1; e2; and 2 more"},
+	} {
+		if got := (&SkippedError{Errs: errs[:tt.n], Total: 9}).Error(); got != tt.want {
+			t.Errorf("%d errors: %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
 func TestDeltaFIFOPopWaitsAndHonoursContextAndClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := NewDeltaFIFO(DeltaFIFOOptions[*obj]{})
 		ctx, cancel := context.WithCancel(t.Context())
 		errc := make(chan error, 1)
 		go func() {
-			_, err := f.Pop(ctx, func(Deltas[*obj], bool) error { return nil })
+			_, err := f.Pop(ctx, func(string, Deltas[*obj], bool) error { return nil })
 			errc <- err
 		}()
 		synctest.Wait()
@@ -430,7 +564,7 @@ func TestDeltaFIFOPopWaitsAndHonoursContextAndClose(t *testing.T) {
 
 		got := make(chan string, 1)
 		go func() {
-			ds, err := f.Pop(t.Context(), func(Deltas[*obj], bool) error { return nil })
+			ds, err := f.Pop(t.Context(), func(string, Deltas[*obj], bool) error { return nil })
 			if err != nil {
 				t.Error(err)
 			}
@@ -445,7 +579,7 @@ func TestDeltaFIFOPopWaitsAndHonoursContextAndClose(t *testing.T) {
 		}
 
 		go func() {
-			_, err := f.Pop(t.Context(), func(Deltas[*obj], bool) error { return nil })
+			_, err := f.Pop(t.Context(), func(string, Deltas[*obj], bool) error { return nil })
 			errc <- err
 		}()
 		synctest.Wait()
@@ -476,7 +610,7 @@ func TestDeltaFIFOConcurrentPopsAreSerialized(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for {
-					_, err := f.Pop(t.Context(), func(Deltas[*obj], bool) error {
+					_, err := f.Pop(t.Context(), func(string, Deltas[*obj], bool) error {
 						n := inside.Add(1)
 						if n > maxInside.Load() {
 							maxInside.Store(n)
@@ -505,4 +639,38 @@ func TestDeltaFIFOConcurrentPopsAreSerialized(t *testing.T) {
 			t.Fatalf("%d process calls ran at once, want 1", maxInside.Load())
 		}
 	})
+}
+
+// keyBuilder gives MetaNamespaceKey's keys, and keys built before its
+// buffer grew stay valid.
+func TestKeyBuilderGivesMetaNamespaceKeys(t *testing.T) {
+	var objs []*obj
+	for i := range 200 {
+		objs = append(objs, newObj(fmt.Sprint("ns-", i%3), strings.Repeat("n", 1+i/4), "1"))
+	}
+	objs = append(objs, newObj("", "cluster-scoped", "1"))
+	var kb keyBuilder
+	kb.b.Grow(keysSize(objs[:10])) // far too small: the buffer grows
+	var keys []string
+	for _, o := range objs {
+		key, err := kb.key(o.ns, o.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, key)
+	}
+	for i, o := range objs {
+		if want, _ := MetaNamespaceKey(o); keys[i] != want {
+			t.Fatalf("key %d = %q, want %q", i, keys[i], want)
+		}
+	}
+	for _, o := range []*obj{newObj("ns", "", "1"), newObj("ns", "a/b", "1"), newObj("a/b", "c", "1")} {
+		_, want := MetaNamespaceKey(o)
+		if _, err := kb.key(o.ns, o.name); !errors.Is(err, ErrInvalidObject) || !strings.HasSuffix(err.Error(), want.Error()) {
+			t.Errorf("key of %q/%q: %v, want %v", o.ns, o.name, err, want)
+		}
+	}
+	if n := keysSize([]*obj{nil, newObj("ns", "abc", "1")}); n != 2*6*5/4 {
+		t.Errorf("keysSize = %d", n)
+	}
 }

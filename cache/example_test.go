@@ -76,7 +76,7 @@ func ExampleNewDeltaFIFO() {
 	_ = queue.Update(pod("default", "a", "2", "x"))
 	_ = queue.Delete(pod("default", "b", "3", "x"))
 
-	apply := func(deltas cache.Deltas[*corev1.Pod], isInInitialList bool) error {
+	apply := func(_ string, deltas cache.Deltas[*corev1.Pod], isInInitialList bool) error {
 		for _, d := range deltas {
 			fmt.Printf("%s %s@%s initial=%v\n", d.Type, d.Object.Name, d.Object.ResourceVersion, isInInitialList)
 			if d.Type == cache.Deleted {
@@ -96,7 +96,7 @@ func ExampleNewDeltaFIFO() {
 
 	// A relist that no longer has a: its deletion was missed.
 	_ = queue.Replace(nil, "5")
-	_, _ = queue.Pop(context.Background(), func(deltas cache.Deltas[*corev1.Pod], _ bool) error {
+	_, _ = queue.Pop(context.Background(), func(_ string, deltas cache.Deltas[*corev1.Pod], _ bool) error {
 		d, _ := deltas.Newest()
 		fmt.Println(d.Type, d.Object.Name, "state unknown:", d.StateUnknown)
 		return nil

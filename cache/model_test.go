@@ -7,13 +7,20 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // This file holds a deliberately simple model of an informer's pipeline —
 // a DeltaFIFO whose KnownObjects is the Indexer its consumer applies deltas
 // to — and a driver that runs the same random operations against the model
 // and the real code, comparing them after every step. The randomized test
-// and the fuzz target both use it.
+// and the fuzz target both use it, each running every operation sequence
+// twice: once on a queue free to take its bulk path for a Replace into an
+// empty queue, and once on a queue kept on its general path (generalPath);
+// both must match the model. The reads that compare the queue with the
+// model (ListKeys, GetByKey) come after some steps and not others, so pops
+// happen both with and without reads in between: a read must not change
+// what a Pop hands out.
 
 type mdelta struct {
 	typ     DeltaType
@@ -144,9 +151,34 @@ type pipeline struct {
 	nesting bool // inside a process function
 }
 
-func newPipeline(rng *rand.Rand) *pipeline {
+// newPipeline returns a pipeline whose queue's KnownObjects is its
+// indexer; with general, wrapped in generalPath.
+func newPipeline(rng *rand.Rand, general bool) *pipeline {
 	idx := NewIndexer(IndexerOptions[*obj]{Indexers: Indexers[*obj]{"tag": tagIndex, NamespaceIndex: MetaNamespaceIndexFunc[*obj]}})
-	return &pipeline{rng: rng, m: newModel(), idx: idx, f: NewDeltaFIFO(DeltaFIFOOptions[*obj]{KnownObjects: idx})}
+	var known KnownObjects[*obj] = idx
+	if general {
+		known = generalPath{idx}
+	}
+	return &pipeline{rng: rng, m: newModel(), idx: idx, f: NewDeltaFIFO(DeltaFIFOOptions[*obj]{KnownObjects: known})}
+}
+
+// generalPath is KnownObjects over an indexer, plus a key it lists but
+// cannot find: the queue never knows nothing, so it never takes its bulk
+// path, and that key gets no inferred deletion.
+type generalPath struct{ *Indexer[*obj] }
+
+func (g generalPath) ListKeys() []string { return append(g.Indexer.ListKeys(), "ghost/x") }
+func (g generalPath) Len() int           { return g.Indexer.Len() + 1 }
+
+// runTwice runs drive on two pipelines with the same random source: one
+// that may take the bulk path, one kept on the general path.
+func runTwice(newRNG func() *rand.Rand, drive func(p *pipeline) error) error {
+	for _, general := range []bool{false, true} {
+		if err := drive(newPipeline(newRNG(), general)); err != nil {
+			return fmt.Errorf("general path only %v: %w", general, err)
+		}
+	}
+	return nil
 }
 
 var (
@@ -201,15 +233,36 @@ func (p *pipeline) step() error {
 	return p.check(unordered)
 }
 
-// relist replaces the queue's content with a random list.
+// relist replaces the queue's content with a random list, which may name
+// a key twice, be sorted by key, and hold items the queue must skip (nil,
+// or a name no key can be made of).
 func (p *pipeline) relist() error {
 	list := make([]*obj, p.rng.IntN(8))
 	for i := range list {
 		list[i] = p.randObj()
 	}
-	unordered := p.m.replace(list)
-	if err := p.f.Replace(list, ""); err != nil {
+	if p.rng.IntN(3) == 0 {
+		slices.SortFunc(list, func(a, b *obj) int {
+			ka, _ := MetaNamespaceKey(a)
+			kb, _ := MetaNamespaceKey(b)
+			return strings.Compare(ka, kb)
+		})
+	}
+	good := list
+	if p.rng.IntN(4) == 0 {
+		good = slices.Clone(list)
+		bad := []*obj{nil, newObj("a", "x/y", "1"), newObj("b", "", "1")}[p.rng.IntN(3)]
+		i := p.rng.IntN(len(list) + 1)
+		list = slices.Insert(slices.Clone(list), i, bad)
+	}
+	unordered := p.m.replace(good)
+	err := p.f.Replace(list, "")
+	var se *SkippedError
+	switch {
+	case len(list) == len(good) && err != nil:
 		return err
+	case len(list) != len(good) && (!errors.As(err, &se) || len(se.Errs) != 1 || !errors.Is(err, ErrInvalidObject)):
+		return fmt.Errorf("Replace with one bad item: %v", err)
 	}
 	return p.check(unordered)
 }
@@ -240,7 +293,10 @@ func (p *pipeline) pop() error {
 	want, wantInitial := p.m.q[key], p.m.initial[key]
 	outcome := p.rng.IntN(10) // 0: requeue, 1: fail, else apply
 	nested := p.rng.IntN(3) == 0 && outcome != 1
-	_, err := p.f.Pop(context.Background(), func(ds Deltas[*obj], isInitial bool) error {
+	_, err := p.f.Pop(context.Background(), func(gotKey string, ds Deltas[*obj], isInitial bool) error {
+		if gotKey != key {
+			return fmt.Errorf("popped key %s, want %s", gotKey, key)
+		}
 		if err := sameDeltas(key, ds, want); err != nil {
 			return err
 		}
@@ -344,8 +400,20 @@ func describeModel(ds []mdelta) string {
 }
 
 // check compares the real queue and indexer with the model. The last
-// unordered keys of the model's order may appear in any order.
+// unordered keys of the model's order may appear in any order. It reads
+// the queue's keys and deltas only after some steps (always when the
+// model does not know the order), so that pops run both with and without
+// reads between them.
 func (p *pipeline) check(unordered int) error {
+	if p.f.Len() != len(p.m.order) {
+		return fmt.Errorf("Len = %d, want %d", p.f.Len(), len(p.m.order))
+	}
+	if p.f.HasSynced() != p.m.synced() {
+		return fmt.Errorf("HasSynced = %v, want %v", p.f.HasSynced(), p.m.synced())
+	}
+	if unordered == 0 && p.rng.IntN(3) == 0 {
+		return checkIndexer(p.idx, p.m.known)
+	}
 	got := p.f.ListKeys()
 	if len(got) != len(p.m.order) || p.f.Len() != len(got) {
 		return fmt.Errorf("queue %v, want %v", got, p.m.order)
@@ -364,8 +432,9 @@ func (p *pipeline) check(unordered int) error {
 			return err
 		}
 	}
-	if p.f.HasSynced() != p.m.synced() {
-		return fmt.Errorf("HasSynced = %v, want %v", p.f.HasSynced(), p.m.synced())
+	probe, _ := MetaNamespaceKey(p.randObj())
+	if _, ok, err := p.f.GetByKey(probe); ok != slices.Contains(got, probe) || err != nil {
+		return fmt.Errorf("GetByKey(%s) = %v, %v; queued: %v", probe, ok, err, got)
 	}
 	return checkIndexer(p.idx, p.m.known)
 }

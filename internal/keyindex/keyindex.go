@@ -9,6 +9,7 @@ package keyindex
 import (
 	"hash/maphash"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -22,10 +23,13 @@ import (
 type Index struct {
 	keys []string
 	// slots is nil for a sorted list. Otherwise slots[h] is 0 when empty,
-	// else 1 + the position of a key; a key is at the first slot from
+	// else holds a key: 1 + its position in the low posBits bits, and the
+	// top bits of its hash in the others (its tag), which spare most
+	// probes a look at another key. A key is in the first slot from
 	// hash(key) on, wrapping around, that holds it.
-	slots []uint32
-	seed  maphash.Seed
+	slots   []uint32
+	posBits int
+	seed    maphash.Seed
 }
 
 // maxKeys is the longest list New indexes: positions are stored plus one
@@ -48,22 +52,33 @@ func New(keys []string) (Index, bool) {
 		size *= 2
 	}
 	x.slots = make([]uint32, size)
+	x.posBits = bits.Len(uint(len(keys)))
 	x.seed = maphash.MakeSeed()
 	mask := uint64(size - 1)
 	for i, key := range keys {
-		for h := maphash.String(x.seed, key) & mask; ; h = (h + 1) & mask {
-			p := x.slots[h]
-			if p == 0 {
-				x.slots[h] = uint32(i) + 1
+		hash := maphash.String(x.seed, key)
+		tag := x.tag(hash)
+		for h := hash & mask; ; h = (h + 1) & mask {
+			s := x.slots[h]
+			if s == 0 {
+				x.slots[h] = tag | uint32(i+1)
 				break
 			}
-			if keys[p-1] == key {
+			if s&^x.posMask() == tag && keys[s&x.posMask()-1] == key {
 				return Index{}, false
 			}
 		}
 	}
 	return x, true
 }
+
+// tag is the slot bits above the position taken from hash: its top bits
+// (none when positions use all 32).
+func (x *Index) tag(hash uint64) uint32 {
+	return uint32(hash>>(32+x.posBits)) << x.posBits
+}
+
+func (x *Index) posMask() uint32 { return 1<<x.posBits - 1 }
 
 // sortedDistinct reports whether keys are in strictly increasing order,
 // which proves them distinct with one comparison per key.
@@ -85,12 +100,14 @@ func (x Index) Find(key string) int {
 		return -1
 	}
 	mask := uint64(len(x.slots) - 1)
-	for h := maphash.String(x.seed, key) & mask; ; h = (h + 1) & mask {
-		p := x.slots[h]
-		if p == 0 {
+	hash := maphash.String(x.seed, key)
+	tag := x.tag(hash)
+	for h := hash & mask; ; h = (h + 1) & mask {
+		s := x.slots[h]
+		if s == 0 {
 			return -1
 		}
-		if x.keys[p-1] == key {
+		if p := s & x.posMask(); s&^x.posMask() == tag && x.keys[p-1] == key {
 			return int(p - 1)
 		}
 	}

@@ -55,6 +55,14 @@ type FactoryOptions struct {
 	// HTTPClient carries every request of every source (it must come from
 	// rest.HTTPClientFor of the same config). nil: NewFactory makes one.
 	HTTPClient *http.Client
+	// DisableInterning and ShareMutableParts set the decoding of every
+	// typed informer's source: see SourceOptions. String interning is on
+	// by default (it is invisible to callers); sharing mutable parts
+	// between objects is off unless set here (it saves about half of a
+	// pod's memory, and makes an in-place mutation of one object reach
+	// every object sharing the part).
+	DisableInterning  bool
+	ShareMutableParts bool
 }
 
 // InformerOptions select and configure one informer of a Factory. The
@@ -253,7 +261,8 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 		return inf, nil
 	}
 
-	src, err := newSource(SourceOptions{Selection: sel, HTTPClient: f.httpClient})
+	src, err := newSource(SourceOptions{Selection: sel, HTTPClient: f.httpClient,
+		DisableInterning: f.opts.DisableInterning, ShareMutableParts: f.opts.ShareMutableParts})
 	if err != nil {
 		return nil, fmt.Errorf("kube: informer %s: new source: %w", key, err)
 	}

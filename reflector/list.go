@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+
+	"github.com/kinformer/kinformer/cache"
 
 	"github.com/kinformer/kinformer/listwatch"
 )
@@ -96,21 +99,13 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	if opts.ResourceVersion == "0" && res.Paginated {
 		r.paginated = true
 	}
-	items := res.Items[:0:0]
-	for _, obj := range res.Items {
-		if err := checkKey(r.keyFunc, r.checkKey, obj); err != nil {
-			r.m.Skipped.Inc()
-			r.report(listwatch.PhaseList, fmt.Errorf("skipping listed object %s: key: %w", describe(obj), err))
-			continue
-		}
-		items = append(items, obj)
-	}
-	if err := r.store.Replace(items, res.ResourceVersion); err != nil {
+	stored, err := r.replace(r.withoutNil(res.Items), res.ResourceVersion)
+	if err != nil {
 		r.m.PagedLists.Errors.Inc()
-		r.report(listwatch.PhaseList, fmt.Errorf("replace store at %s: %w", res.ResourceVersion, err))
+		r.report(listwatch.PhaseList, err)
 		return retry
 	}
-	r.listed(&r.m.PagedLists, &r.m.StreamingLists, len(items))
+	r.listed(&r.m.PagedLists, &r.m.StreamingLists, stored)
 	r.setLastRV(res.ResourceVersion)
 	r.rvUnavailable = false
 	return state[T]{kind: stateWatch}
@@ -176,11 +171,12 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 			for _, obj := range objs {
 				items = append(items, obj)
 			}
-			if err := r.store.Replace(items, ev.ResourceVersion); err != nil {
+			stored, err := r.replace(items, ev.ResourceVersion)
+			if err != nil {
 				w.Close()
-				return nil, r.streamFailed(ctx, listwatch.PhaseList, fmt.Errorf("replace store at %s: %w", ev.ResourceVersion, err))
+				return nil, r.streamFailed(ctx, listwatch.PhaseList, err)
 			}
-			r.listed(&r.m.StreamingLists, &r.m.PagedLists, len(items))
+			r.listed(&r.m.StreamingLists, &r.m.PagedLists, stored)
 			r.setLastRV(ev.ResourceVersion)
 			r.rvUnavailable = false
 			return w, nil
@@ -191,6 +187,56 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 			r.report(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w %q", ErrUnknownEventType, ev.Type))
 		}
 	}
+}
+
+// withoutNil returns items without the nil objects a buggy source could
+// list (each reported and counted as skipped): items itself when there are
+// none. Every other check of an object is the store's (see replace).
+func (r *Reflector[T]) withoutNil(items []T) []T {
+	for i, obj := range items {
+		if !isNil(obj) {
+			continue
+		}
+		kept := slices.Clone(items[:i])
+		for _, obj := range items[i:] {
+			if isNil(obj) {
+				r.m.Skipped.Inc()
+				r.report(listwatch.PhaseList, fmt.Errorf("skipping listed object: %w", ErrNilObject))
+				continue
+			}
+			kept = append(kept, obj)
+		}
+		return kept
+	}
+	return items
+}
+
+// replace replaces the store's content with a list's items and returns
+// how many of them it stored. A store that skips items it cannot use (a
+// DeltaFIFO whose Transform or key function fails on them) and says so
+// with an error wrapping cache.ErrSkipped has applied the rest: the
+// skipped items are reported, in PhaseList, and counted in Skipped, and
+// the list stands. Any other error fails the list; it is returned, not
+// reported.
+func (r *Reflector[T]) replace(items []T, rv string) (int, error) {
+	err := r.store.Replace(items, rv)
+	if err == nil {
+		return len(items), nil
+	}
+	err = fmt.Errorf("replace store at %s: %w", rv, err)
+	if !errors.Is(err, cache.ErrSkipped) {
+		return 0, err
+	}
+	skipped := 1 // a store that does not say how many
+	var se *cache.SkippedError
+	if errors.As(err, &se) {
+		skipped = len(se.Errs)
+	}
+	for range skipped {
+		r.m.Skipped.Inc()
+	}
+	r.report(listwatch.PhaseList, err)
+	return max(len(items)-skipped, 0), nil
 }
 
 // streamFailed reports a failed streaming list (unless ctx ended) and

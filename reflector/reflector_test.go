@@ -295,30 +295,6 @@ func TestReflectorReportsErrorEventAndRelists(t *testing.T) {
 	})
 }
 
-func TestReflectorSkipsObjectsWhoseKeyFails(t *testing.T) {
-	opts := plain
-	errBad := errors.New("bad key")
-	opts.KeyFunc = func(o obj) (string, error) {
-		if o.Name[0] == 'x' {
-			return "", errBad
-		}
-		return key(o), nil
-	}
-	run(t, fake.Options[obj]{}, opts, func(h *harness) { h.create("a", "x1") }, func(h *harness) {
-		h.create("b", "x2")
-		h.settle()
-		if got := h.store.snapshot(); got != "ns/a@2,ns/b@4" {
-			t.Fatalf("store %q", got)
-		}
-		if h.r.LastSyncResourceVersion() != "5" {
-			t.Fatalf("version %q, want 5", h.r.LastSyncResourceVersion())
-		}
-		if len(h.errs.find(listwatch.PhaseList, errBad)) != 1 || len(h.errs.find(listwatch.PhaseWatchStream, errBad)) != 1 {
-			t.Fatalf("errors %v", h.errs.errs)
-		}
-	})
-}
-
 func TestReflectorBookmarksOnlyAdvanceVersion(t *testing.T) {
 	hidden := fake.Options[obj]{Filter: func(o obj, _ listwatch.Options) bool { return o.Name != "hidden" }}
 	run(t, hidden, plain, nil, func(h *harness) {

@@ -114,10 +114,9 @@ func (r *Reflector[T]) apply(ev listwatch.Event[T]) {
 	if ev.ResourceVersion != "" {
 		defer r.setLastRV(ev.ResourceVersion)
 	}
-	if err := checkKey(r.keyFunc, r.checkKey, ev.Object); err != nil {
+	if isNil(ev.Object) {
 		r.m.Skipped.Inc()
-		r.report(listwatch.PhaseWatchStream, fmt.Errorf("skipping %s of %s: key: %w",
-			ev.Type, describe(ev.Object), err))
+		r.report(listwatch.PhaseWatchStream, fmt.Errorf("skipping %s: %w", ev.Type, ErrNilObject))
 		return
 	}
 	if ev.ResourceVersion == "" {
@@ -135,7 +134,10 @@ func (r *Reflector[T]) apply(ev listwatch.Event[T]) {
 		err = r.store.Delete(ev.Object)
 	}
 	if err != nil {
-		r.report(listwatch.PhaseWatchStream, fmt.Errorf("store %s of %s: %w",
+		// The store refused the object (a DeltaFIFO: its key or Transform
+		// failed); the event is dropped.
+		r.m.Skipped.Inc()
+		r.report(listwatch.PhaseWatchStream, fmt.Errorf("skipping %s of %s: store: %w",
 			ev.Type, describe(ev.Object), err))
 	}
 }

@@ -37,7 +37,7 @@ func progressLine(name string, items, total int64, elapsed time.Duration, barWid
 
 // syncedLine is printed once an informer has synced.
 func syncedLine(name string, objects int, took time.Duration) string {
-	return fmt.Sprintf("synced %s: %d objects in %s", name, objects, took.Round(time.Millisecond))
+	return fmt.Sprintf("synced %s: %s in %s", name, plural(objects, "object"), took.Round(time.Millisecond))
 }
 
 // progressPrinter draws a block of progress lines on a terminal, redrawn

@@ -104,8 +104,9 @@ func TestGetShowsPodColumnsAndAllNamespaces(t *testing.T) {
 		}
 	}
 	r := kinformer(t, "get", "po", "-A", "-o", "wide", "--sort-by", ".metadata.name")
-	header, rows := table(t, r.stdout)
-	if want := []string{"NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "IP", "NODE", "AGE"}; !slices.Equal(header, want) {
+	tb := tables(t, r.stdout)[0]
+	header, rows := tb.header, tb.rows
+	if want := []string{"NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"}; !slices.Equal(header, want) {
 		t.Fatalf("header %q, want %q", header, want)
 	}
 	seen := 0

@@ -14,7 +14,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
+
+	"github.com/kinformer/kinformer/testenv/internal/goprogress"
 )
 
 // Binaries are the paths of the two control-plane executables.
@@ -34,7 +35,9 @@ type BuildOptions struct {
 	// $KINFORMER_CACHE_DIR, or else "kinformer" under os.UserCacheDir.
 	CacheDir string
 	// Progress receives human-readable lines about the build: what is built, how many
-	// packages have been compiled, a heartbeat while the linker runs. Nil discards them.
+	// packages have been compiled, a heartbeat while the linker runs. On a terminal (an
+	// *os.File that is a character device) the count is one line redrawn in place. Nil
+	// discards it all.
 	Progress io.Writer
 }
 
@@ -108,8 +111,8 @@ func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	defer os.RemoveAll(tmp) // Only left over if the build or the rename failed.
 	fmt.Fprintf(progress, "controlplane: building etcd and kube-apiserver %s into %s\n", kubeVersion, dir)
 	fmt.Fprintln(progress, "controlplane: the first build compiles ~2,100 packages and takes several minutes; later runs reuse it")
-	start := time.Now()
-	if err := goBuild(ctx, goTool, src, tmp, flags, progress); err != nil {
+	m := goprogress.New(progress, goprogress.Options{Label: "controlplane"})
+	if err := goBuild(ctx, goTool, src, tmp, flags, m); err != nil {
 		return Binaries{}, err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp made it private.
@@ -118,7 +121,7 @@ func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
 	if err := os.Rename(tmp, dir); err != nil {
 		return Binaries{}, fmt.Errorf("testenv: binary cache: %w", err)
 	}
-	fmt.Fprintf(progress, "controlplane: built in %s\n", time.Since(start).Round(time.Second))
+	m.Done("built etcd and kube-apiserver")
 	return bins, nil
 }
 

@@ -135,21 +135,6 @@ func TestBuildKeyChangesWithSources(t *testing.T) {
 	}
 }
 
-func TestIsPackageLineTellsPackagesFromMessages(t *testing.T) {
-	for line, want := range map[string]bool{
-		"k8s.io/kubernetes/pkg/api":          true,
-		"net/http":                           true,
-		"# k8s.io/kubernetes/pkg/x":          false,
-		"go: downloading k8s.io/api v0.36.3": false,
-		"pkg/x.go:12:3: undefined: y":        false,
-		"":                                   false,
-	} {
-		if got := isPackageLine(line); got != want {
-			t.Errorf("isPackageLine(%q) = %v, want %v", line, got, want)
-		}
-	}
-}
-
 func TestAPIServerArgsPutCallerFlagsLast(t *testing.T) {
 	creds := &credentials{servingCert: "c", servingKey: "k", serviceAccount: "sa", tokenFile: "t"}
 	args := apiServerArgs("/d", 6443, "http://127.0.0.1:2379", creds, Options{

@@ -4,7 +4,26 @@
 // status.loadBalancer.ingress.
 //
 //	go run ./lbipam -pool 198.51.100.0/24            # from the examples module
-//	kubectl create service loadbalancer web --tcp=80  # then set spec.loadBalancerClass
+//
+// then create a Service of its class. The class must be set when the Service
+// is created: the server refuses to change spec.loadBalancerClass afterwards
+// (and `kubectl create service loadbalancer` cannot set it), so apply a
+// manifest:
+//
+//	kubectl apply -f - <<'EOF'
+//	apiVersion: v1
+//	kind: Service
+//	metadata:
+//	  name: web
+//	spec:
+//	  type: LoadBalancer
+//	  loadBalancerClass: example.kinformer.dev/lbipam
+//	  selector:
+//	    app: web
+//	  ports:
+//	  - port: 80
+//	EOF
+//	kubectl get service web -o jsonpath='{.status.loadBalancer.ingress[0].ip}'   # 198.51.100.1
 //
 // It reads the cluster from -kubeconfig, $KUBECONFIG or ~/.kube/config, and
 // stops cleanly on Ctrl-C.

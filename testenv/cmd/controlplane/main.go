@@ -1,13 +1,21 @@
 // Command controlplane builds and runs kinformer's local control plane (etcd and
-// kube-apiserver on 127.0.0.1) for people and for `make demo`.
+// kube-apiserver on 127.0.0.1) for people and for `make demo`, and causes the faults the
+// end-to-end tests cause, by hand.
 //
 //	go run ./cmd/controlplane build                  # build and cache the binaries, print where
 //	go run ./cmd/controlplane up [-kubeconfig PATH]  # run until Ctrl-C or SIGTERM
+//	go run ./cmd/controlplane restart-apiserver [-down 20s]  # in another shell, while up runs
+//	go run ./cmd/controlplane stop-apiserver | start-apiserver | compact
 //
 // Run it from the testenv module directory. `up` prints the kubeconfig path and an export
 // line for the shell; with -kubeconfig it also copies the kubeconfig to PATH once the
 // apiserver is ready (so a script can wait for that file) and removes the copy on exit.
 // Either way, on exit both servers are stopped and their temporary directory is removed.
+//
+// While `up` runs, the fault commands reach it through a unix socket next to its
+// kubeconfig (found through $KUBECONFIG) or at a well-known path in the temporary
+// directory; on a terminal, the same faults can be typed into `up` itself (r Enter
+// restarts the apiserver, c Enter compacts etcd).
 package main
 
 import (
@@ -18,11 +26,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/kinformer/kinformer/testenv"
+	"github.com/kinformer/kinformer/testenv/internal/goprogress"
 )
 
 func main() {
@@ -38,8 +48,14 @@ func main() {
 const usage = `usage: controlplane <command> [flags]
 
 commands:
-  build   build the etcd and kube-apiserver binaries (cached; fast when up to date)
-  up      start etcd and kube-apiserver on 127.0.0.1 and run until interrupted
+  build              build the etcd and kube-apiserver binaries (cached; fast when up to date)
+  up                 start etcd and kube-apiserver on 127.0.0.1 and run until interrupted
+
+faults, for a running up (from another shell, or typed into up):
+  restart-apiserver  stop the apiserver and start it again (-down 20s: stay down that long)
+  stop-apiserver     stop the apiserver; etcd and its data stay
+  start-apiserver    start it again, same port and credentials
+  compact            compact etcd: older resource versions get 410 Gone
 `
 
 // run executes one subcommand; it returns when the command is done or ctx is cancelled.
@@ -52,7 +68,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "build":
 		return build(ctx, args[1:], stdout, stderr)
 	case "up":
-		return up(ctx, args[1:], stdout, stderr)
+		return up(ctx, args[1:], os.Stdin, stdout, stderr)
+	case "restart-apiserver", "stop-apiserver", "start-apiserver", "compact":
+		return requestFault(ctx, args[0], args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -68,17 +86,24 @@ func build(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	start := time.Now()
-	bins, err := testenv.Build(ctx, testenv.BuildOptions{Progress: stderr})
+	progress := &wroteTo{w: stderr}
+	bins, err := testenv.Build(ctx, testenv.BuildOptions{Progress: progress})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "etcd:           %s\nkube-apiserver: %s\n(ready in %s)\n",
-		bins.Etcd, bins.APIServer, time.Since(start).Round(time.Millisecond))
+	how := "built earlier, found in the cache"
+	if progress.wrote {
+		how = "built now, and cached for every later run"
+	}
+	// The time a person waited: since gorun started compiling this command, when it did.
+	fmt.Fprintf(stdout, "etcd:           %s\nkube-apiserver: %s\n(%s; ready %s after the command started)\n",
+		bins.Etcd, bins.APIServer, how, time.Since(goprogress.Started()).Round(100*time.Millisecond))
 	return nil
 }
 
-func up(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// up runs the control plane until ctx is done, serving faults on a control socket and,
+// when stdin is a terminal, reading them from stdin.
+func up(ctx context.Context, args []string, stdin *os.File, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kubeconfig := fs.String("kubeconfig", "", "also write the kubeconfig to this `path` once ready (removed on exit)")
@@ -114,15 +139,47 @@ func up(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  kube-apiserver: %s\n  etcd:           %s\n", cfg.Host, env.EtcdURL())
 	fmt.Fprintf(stdout, "  logs:           %s\n                  %s\n", env.APIServerLogPath(), env.EtcdLogPath())
 	fmt.Fprintf(stdout, "export KUBECONFIG=%s\n", path)
+
+	f := &faultRunner{env: env, log: stdout, now: time.Now}
+	sockets := []string{filepath.Join(filepath.Dir(env.KubeconfigPath()), controlSocketName)}
+	if *kubeconfig != "" {
+		sockets = append(sockets, filepath.Join(filepath.Dir(*kubeconfig), controlSocketName))
+	}
+	served, stopFaults, err := serveFaults(ctx, f, append(sockets, wellKnownSocket()))
+	if err != nil {
+		return err
+	}
+	defer stopFaults()
+	fmt.Fprintf(stdout, "  control socket: %s\n", strings.Join(served, "\n                  "))
+	if fi, err := stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		fmt.Fprint(stdout, keyHelp())
+		// Reads until the terminal closes: a read of a terminal cannot be interrupted, so
+		// this goroutine ends with the process, after everything else has stopped.
+		go readKeys(ctx, stdin, f, stdout)
+	} else {
+		fmt.Fprintln(stdout, "faults: go run ./cmd/controlplane restart-apiserver | stop-apiserver | start-apiserver | compact")
+	}
 	fmt.Fprintln(stdout, "press Ctrl-C to stop")
 
 	<-ctx.Done()
+	stopFaults()
 	fmt.Fprintln(stdout, "stopping")
 	if err := env.Stop(); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "stopped")
 	return nil
+}
+
+// wroteTo is a writer that records whether anything was written through it.
+type wroteTo struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (w *wroteTo) Write(p []byte) (int, error) {
+	w.wrote = true
+	return w.w.Write(p)
 }
 
 func copyFile(from, to string) error {

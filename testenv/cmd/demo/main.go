@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/testenv"
+	"github.com/kinformer/kinformer/testenv/internal/goprogress"
 )
 
 func main() {
@@ -84,11 +85,13 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 
 	step(stdout, "1/4 building kinformer (cmd/kinformer)")
 	bin := filepath.Join(tmp, "kinformer")
+	m := goprogress.New(stderr, goprogress.Options{Label: "    compiling ./cmd/kinformer"})
 	build := exec.CommandContext(ctx, "go", "build", "-v", "-o", bin, "./cmd/kinformer")
-	build.Dir, build.Stdout, build.Stderr = repo, stderr, stderr
-	if err := build.Run(); err != nil {
+	build.Dir, build.Stdout = repo, stderr
+	if err := goprogress.Run(ctx, build, m); err != nil {
 		return fmt.Errorf("building kinformer: %w", err)
 	}
+	m.Done("compiled")
 
 	step(stdout, "2/4 starting a local control plane (etcd + kube-apiserver; the first run compiles them, which takes minutes)")
 	start := time.Now()
@@ -161,7 +164,7 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 	if statsErr != nil && ctx.Err() == nil {
 		return fmt.Errorf("kinformer stats: %w", statsErr)
 	}
-	fmt.Fprintln(stdout, "demo: done")
+	fmt.Fprintf(stdout, "demo: done, %s after it started (compiling included)\n", time.Since(goprogress.Started()).Round(time.Second))
 	return nil
 }
 

@@ -62,9 +62,10 @@ type DeltaFIFOOptions[T Object] struct {
 // known meaning queued, being processed, or in KnownObjects — carrying the
 // newest state known: the newest queued delta's object, else the one being
 // processed, else KnownObjects' object. Keys newly queued by those inferred
-// deletions (and by Resync) enter the queue in no particular order. Resync
-// queues a Sync delta for every KnownObjects object whose key is neither
-// queued nor being processed.
+// deletions (and by Resync) enter the queue in no particular order. An
+// item Replace cannot key or transform is skipped and reported (see
+// Replace). Resync queues a Sync delta for every KnownObjects object whose
+// key is neither queued nor being processed.
 //
 // Concurrency. Every method is safe for concurrent use. Pop calls are
 // serialized: one key is processed at a time, and process runs without the
@@ -77,11 +78,11 @@ type DeltaFIFOOptions[T Object] struct {
 // Memory. A Replace into an empty queue (the usual first list) is held as
 // two slices, not a map, until another write arrives; the deltas popped
 // from it are carved from one array, which lives as long as any of them.
-// This changes nothing a caller can observe: reads (Len, ListKeys,
-// GetByKey) answer from the slices, and a list that names a key twice is
-// queued the general way.
-// Once a backlog of more than shrinkThreshold keys has drained, the queue
-// reallocates its map and key queue, since Go maps never shrink.
+// No caller can tell: reads (Len, ListKeys, GetByKey) answer from the
+// slices without moving them, and a list that names a key twice is queued
+// the general way. Once a backlog of more than shrinkThreshold keys has
+// drained, the queue reallocates its map and key queue, since Go maps
+// never shrink.
 //
 // Objects in deltas are shared; they must not be mutated. The zero
 // DeltaFIFO is not usable: create one with NewDeltaFIFO. HasSynced, Close

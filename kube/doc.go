@@ -12,8 +12,10 @@
 // NewFactory hands out shared informers over these sources, the generic
 // equivalent of client-go's generated factories: Informer[T] and Lister[T]
 // for built-in types, DynamicInformer and MetadataInformer for any
-// resource, one per resource, namespace and selectors, all sharing one HTTP
-// client and one rate limiter.
+// resource, one per Key (source kind, resource, Selection), all sharing
+// one HTTP client and one rate limiter. Which objects are cached — the
+// namespace and selectors — is a Selection, set once: in SourceOptions
+// for a source made by hand, in InformerOptions for a factory's informer.
 //
 // LoadConfig finds a kubeconfig the usual way, and Resolve maps a user's
 // string ("po", "deploy", "foos.example.com") to a resource through discovery.

@@ -259,7 +259,7 @@ func TestFactoryRejectsBadSelectorsBeforeAnyRequest(t *testing.T) {
 
 // A cluster-scoped resource has one informer whatever namespace is asked
 // for, and its key says no namespace.
-func TestFactoryIgnoresNamespaceForClusterScopedResources(t *testing.T) {
+func TestFactoryHasOneInformerPerClusterScopedResource(t *testing.T) {
 	f, err := NewFactory(&rest.Config{Host: "http://127.0.0.1:1"}, FactoryOptions{Namespace: "shop"})
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,8 @@ vet:
 # it. It compiles itself first from the standard library alone (seconds; about 20 s on a
 # machine that has never built Go), counted by the loop below; errors are shown as they come.
 GORUN := bin/gorun
+# When this make started, for the commands to report the whole wait (see goprogress.Started).
+export KINFORMER_STARTED := $(shell date +%s 2>/dev/null)
 define build_gorun
 	@cd testenv && { $(GO) build -v -o ../$(GORUN) ./cmd/gorun 2>&1; echo "exit $$?"; } | { n=0; \
 	while IFS= read -r l; do case "$$l" in \

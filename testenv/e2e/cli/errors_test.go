@@ -49,6 +49,12 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 			[]string{"error: cannot reach the Kubernetes API server at https://127.0.0.1:1", "connection refused", "Is the cluster running"}},
 		{"bad output", []string{"KUBECONFIG=" + env.KubeconfigPath()}, []string{"get", "pods", "-o", "xml"},
 			[]string{`unknown output format "xml"`}},
+		{"bad label selector", []string{"KUBECONFIG=" + env.KubeconfigPath()}, []string{"watch", "pods", "-l", "app=(web"},
+			[]string{`error: bad -l/--selector: label selector "app=(web"`, "app=web, tier!=db"}},
+		{"bad field selector", []string{"KUBECONFIG=" + env.KubeconfigPath()}, []string{"stats", "pods", "--field-selector", "status.phase"},
+			[]string{`error: bad --field-selector: field selector "status.phase"`}},
+		{"$KUBECONFIG names a missing file", []string{"KUBECONFIG=" + filepath.Join(home, "gone", "kubeconfig"), "HOME=" + home}, []string{"get", "pods"},
+			[]string{"error: no cluster configured: $KUBECONFIG=" + filepath.Join(home, "gone", "kubeconfig") + ", but " + filepath.Join(home, "gone", "kubeconfig") + " does not exist"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := kinformerWith(t, tc.env, tc.args...)

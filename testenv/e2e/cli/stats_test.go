@@ -83,7 +83,7 @@ func TestStatsServesMetricsAndProfiles(t *testing.T) {
 	}
 	m := get("/metrics")
 	for _, want := range []string{
-		`kinformer_informer_events_total{name="configmaps -n ` + ns + `",type="ADDED"}`,
+		`kinformer_reflector_events_total{name="configmaps -n ` + ns + `",type="ADDED"}`,
 		`kinformer_informer_handler_backlog{handler="kinformer-cli",name="configmaps -n ` + ns + `"}`,
 		"go_goroutines",
 	} {

@@ -207,17 +207,21 @@ func modules(n int) string {
 	return fmt.Sprintf("%d modules downloaded", n)
 }
 
-// StartedEnv is the environment variable in which gorun passes the time it started (Unix
-// nanoseconds) to the program it runs, so that the program can report the time a person
-// has waited, compiling included.
+// StartedEnv is the environment variable that carries the time a person started waiting,
+// in Unix seconds or nanoseconds: the Makefile sets it when make starts, gorun when it
+// starts if it is not set, and the programs they run report the time since, compiling
+// included.
 const StartedEnv = "KINFORMER_STARTED"
 
 // Started returns the time in $KINFORMER_STARTED, or else now.
 func Started() time.Time {
 	if v := os.Getenv(StartedEnv); v != "" {
-		var ns int64
-		if _, err := fmt.Sscan(v, &ns); err == nil && ns > 0 {
-			return time.Unix(0, ns)
+		var n int64
+		if _, err := fmt.Sscan(v, &n); err == nil && n > 0 {
+			if n < 1e12 { // seconds (date +%s)
+				return time.Unix(n, 0)
+			}
+			return time.Unix(0, n)
 		}
 	}
 	return time.Now()

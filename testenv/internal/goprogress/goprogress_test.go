@@ -125,3 +125,18 @@ func TestRunFeedsTheMeterAndReportsFailures(t *testing.T) {
 		t.Error("a cancelled run succeeded")
 	}
 }
+
+func TestStartedReadsSecondsOrNanoseconds(t *testing.T) {
+	t.Setenv(StartedEnv, "1763751731")
+	if got := Started(); !got.Equal(time.Unix(1763751731, 0)) {
+		t.Errorf("seconds: %v", got)
+	}
+	t.Setenv(StartedEnv, "1763751731000000042")
+	if got := Started(); !got.Equal(time.Unix(1763751731, 42)) {
+		t.Errorf("nanoseconds: %v", got)
+	}
+	t.Setenv(StartedEnv, "soon")
+	if got := Started(); time.Since(got) > time.Minute {
+		t.Errorf("garbage: %v, want about now", got)
+	}
+}

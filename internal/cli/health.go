@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"golang.org/x/term"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kinformer/kinformer/informer"
@@ -47,10 +49,8 @@ type health struct {
 	remindAt    time.Time
 	remindEvery time.Duration
 	informers   map[string]*informerHealth
-	// notes is the log, oldest first, at most maxNotes long; the first
-	// taken of them have been handed out by takeNotes.
+	// notes is the log, oldest first, at most maxNotes long.
 	notes []note
-	taken int
 
 	// outMu serializes writes to out (the run goroutine's, and a view's
 	// while it holds the screen) and guards held. Lock order: outMu, then
@@ -58,6 +58,9 @@ type health struct {
 	outMu sync.Mutex
 	out   io.Writer
 	held  bool
+	// width, when out is a terminal, returns its width: notes are wrapped
+	// to it rather than cut mid-word by the terminal.
+	width func() int
 }
 
 // informerHealth is what health knows of one informer.
@@ -82,6 +85,9 @@ type informerHealth struct {
 	// outage: the informer lost its connection during the current (or last)
 	// outage and has not listed or watched since.
 	outage bool
+	// waiting: the server was back before this informer's next try, and a
+	// note said when that try would be; the try deserves a note too.
+	waiting bool
 }
 
 // noteKind is what a note says.
@@ -95,6 +101,7 @@ const (
 	noteFailing                   // name fails with text (not an outage)
 	noteRecovered                 // name works again, after d
 	noteWarning                   // name reported text once (skipped object, handler panic)
+	noteResumed                   // name watches again after an outage, without a relist
 )
 
 // note is one entry of the log.
@@ -108,6 +115,8 @@ type note struct {
 	phase listwatch.Phase
 	// repeats counts identical warnings folded into this one.
 	repeats int
+	// shown: takeNotes has handed the note out.
+	shown bool
 }
 
 const (
@@ -120,13 +129,26 @@ const (
 	// to maxReminder.
 	firstReminder = time.Minute
 	maxReminder   = 16 * time.Minute
+	// failGrace is how long a failure other than an outage must last to be
+	// told: a server shutting down first closes its watches (a blip that
+	// the outage then explains), and a single failed retry is no news.
+	failGrace = 3 * time.Second
 )
 
 func newHealth(host string, out io.Writer, now func() time.Time) *health {
 	if now == nil {
 		now = time.Now
 	}
-	return &health{host: host, out: out, now: now, informers: make(map[string]*informerHealth)}
+	h := &health{host: host, out: out, now: now, informers: make(map[string]*informerHealth)}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		h.width = func() int {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				return w
+			}
+			return 80
+		}
+	}
+	return h
 }
 
 func (h *health) informerLocked(name string) *informerHealth {
@@ -142,7 +164,7 @@ func (h *health) addLocked(n note) {
 	if n.kind == noteWarning {
 		// An identical warning in the last minute is counted, not repeated.
 		for i := len(h.notes) - 1; i >= 0 && n.at.Sub(h.notes[i].at) < recentNotes; i-- {
-			if p := &h.notes[i]; p.kind == noteWarning && p.name == n.name && p.text == n.text && i >= h.taken {
+			if p := &h.notes[i]; p.kind == noteWarning && p.name == n.name && p.text == n.text && !p.shown {
 				p.repeats++
 				return
 			}
@@ -151,7 +173,6 @@ func (h *health) addLocked(n note) {
 	h.notes = append(h.notes, n)
 	if over := len(h.notes) - maxNotes; over > 0 {
 		h.notes = slices.Delete(h.notes, 0, over)
-		h.taken = max(0, h.taken-over)
 	}
 }
 
@@ -218,8 +239,12 @@ func (h *health) watching(name string) {
 	h.answeredLocked(now)
 	ih := h.informerLocked(name)
 	h.recoveredLocked(name, ih, now)
-	if !ih.relist {
-		ih.outage = false // the watch resumed where it was: nothing was missed
+	if !ih.relist && ih.outage {
+		// The watch resumed where it was: nothing was missed.
+		if ih.waiting {
+			h.addLocked(note{at: now, kind: noteResumed, name: name})
+		}
+		ih.outage, ih.waiting = false, false
 	}
 }
 
@@ -233,7 +258,7 @@ func (h *health) listed(name string, n int) {
 	h.recoveredLocked(name, ih, now)
 	if ih.relist || ih.outage {
 		h.addLocked(note{at: now, kind: noteResynced, name: name, n: n})
-		ih.relist, ih.outage = false, false
+		ih.relist, ih.outage, ih.waiting = false, false, false
 	}
 }
 
@@ -363,13 +388,14 @@ func (h *health) renderLocked(n note, now time.Time) (text string, ok bool) {
 		}
 		return fmt.Sprintf("%s: the server no longer has the version the cache was at (410 Gone); relisting %s", n.name, when), true
 	case noteResynced:
-		return fmt.Sprintf("%s: cache resynced, %d objects", n.name, n.n), true
+		return fmt.Sprintf("%s: cache resynced, %s", n.name, plural(n.n, "object")), true
+	case noteResumed:
+		return fmt.Sprintf("%s: watching again, nothing missed", n.name), true
 	case noteFailing:
-		ih := h.informers[n.name]
-		if ih == nil || !ih.failing || ih.failMsg != n.text {
+		if !h.stillFailingLocked(n) {
 			return "", false
 		}
-		ih.announced = true
+		h.informers[n.name].announced = true
 		return fmt.Sprintf("%s: %s failed: %s; %s", n.name, n.phase, n.text, h.nextTryLocked(now, n.at, n.name)), true
 	case noteRecovered:
 		return fmt.Sprintf("%s: working again after %s", n.name, roundDuration(n.d)), true
@@ -383,19 +409,58 @@ func (h *health) renderLocked(n note, now time.Time) (text string, ok bool) {
 	return "", false
 }
 
+// stillFailingLocked reports whether the failure n tells of still holds.
+func (h *health) stillFailingLocked(n note) bool {
+	ih := h.informers[n.name]
+	return ih != nil && ih.failing && ih.failMsg == n.text
+}
+
+// waitingLocked describes the informers that lost the server and will try
+// again later than now, which the server's being back does not hurry: one
+// line each, led by prefix, and marks them waiting.
+func (h *health) waitingLocked(now time.Time, prefix string) []string {
+	var out []string
+	for _, name := range h.namesLocked() {
+		ih := h.informers[name]
+		if !ih.outage || ih.relist || !ih.nextTry.After(now) {
+			continue
+		}
+		ih.waiting = true
+		out = append(out, fmt.Sprintf("%s%s: still in back-off from the outage; %s", prefix, name, h.nextTryLocked(now, time.Time{}, name)))
+	}
+	return out
+}
+
+func (h *health) namesLocked() []string {
+	names := make([]string, 0, len(h.informers))
+	for name := range h.informers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // takeNotes returns the notes not handed out yet, as lines led by their
-// time, and a reminder when an outage has gone on for a while.
+// time, and a reminder when an outage has gone on for a while. A failure
+// younger than failGrace that still holds is kept for a later call.
 func (h *health) takeNotes() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.now()
 	var out []string
-	for _, n := range h.notes[h.taken:] {
-		if t, ok := h.renderLocked(n, now); ok {
+	for i := range h.notes {
+		n := &h.notes[i]
+		if n.shown || (n.kind == noteFailing && now.Sub(n.at) < failGrace && h.stillFailingLocked(*n)) {
+			continue
+		}
+		n.shown = true
+		if t, ok := h.renderLocked(*n, now); ok {
 			out = append(out, clockTime(n.at)+" "+t)
 		}
+		if n.kind == noteUp {
+			out = append(out, h.waitingLocked(now, clockTime(n.at)+" ")...)
+		}
 	}
-	h.taken = len(h.notes)
 	if h.down && !now.Before(h.remindAt) {
 		out = append(out, fmt.Sprintf("%s server %s still unreachable, for %s (%s); %s", clockTime(now), h.host,
 			roundDuration(now.Sub(h.downSince)), h.downCause, h.nextTryLocked(now, h.downSince)))
@@ -416,7 +481,7 @@ func (h *health) statusLines() []string {
 	var recent []string
 	for _, n := range h.notes {
 		switch n.kind {
-		case noteUp, noteResynced, noteRecovered, noteWarning:
+		case noteUp, noteResynced, noteRecovered, noteWarning, noteResumed:
 		default:
 			continue
 		}
@@ -448,15 +513,12 @@ func (h *health) conditionsLocked(now time.Time) []string {
 		out = append(out, fmt.Sprintf("server %s unreachable since %s (%s): %s · %s", h.host, clockTime(h.downSince),
 			roundDuration(now.Sub(h.downSince)), h.downCause, h.nextTryLocked(now, h.downSince)))
 	}
-	names := make([]string, 0, len(h.informers))
-	for name := range h.informers {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	var conditions []string
-	for _, name := range names {
+	for _, name := range h.namesLocked() {
 		ih := h.informers[name]
 		switch {
+		case ih.outage && !h.down && ih.nextTry.After(now):
+			conditions = append(conditions, fmt.Sprintf("%s: in back-off from the outage · %s", name, h.nextTryLocked(now, time.Time{}, name)))
 		case ih.relist:
 			when := h.nextTryLocked(now, ih.relistSince, name)
 			if when == "retrying" {
@@ -464,8 +526,8 @@ func (h *health) conditionsLocked(now time.Time) []string {
 			} else {
 				when = "relisting " + strings.TrimPrefix(when, "next try ")
 			}
-			conditions = append(conditions, fmt.Sprintf("%s: version gone from the server (410) · %s", name, when))
-		case ih.failing:
+			conditions = append(conditions, fmt.Sprintf("%s: resource version expired (410) · %s", name, when))
+		case ih.failing && now.Sub(ih.failSince) >= failGrace:
 			ih.announced = true
 			conditions = append(conditions, fmt.Sprintf("%s: %s failing since %s: %s · %s", name, ih.failPhase,
 				clockTime(ih.failSince), ih.failMsg, h.nextTryLocked(now, ih.failSince, name)))
@@ -530,6 +592,9 @@ func (h *health) print() {
 		return
 	}
 	for _, l := range h.takeNotes() {
+		if h.width != nil {
+			l = strings.Join(wrapWords(l, h.width()-1, "         "), "\n") // under the text, after the time
+		}
 		fmt.Fprintln(h.out, l)
 	}
 }

@@ -111,7 +111,7 @@ func TestHealthSaysOnceThatTheServerIsUnreachableThenThatItCameBack(t *testing.T
 		t.Errorf("recovery said\n%q\nwant\n%q", got, want)
 	}
 	if got, want := h.statusLines(), []string{
-		"configmaps, pods: version gone from the server (410) · relisting in 52s, at 19:05:41",
+		"configmaps, pods: resource version expired (410) · relisting in 52s, at 19:05:41",
 		"19:04:49 reconnected to https://127.0.0.1:6443 after 2m38s",
 	}; !slices.Equal(got, want) {
 		t.Errorf("status\n%q\nwant\n%q", got, want)
@@ -153,27 +153,78 @@ func TestHealthReportsOtherFailuresOnceAndTheirEnd(t *testing.T) {
 	forbidden := reflectorErr("pods", listwatch.PhaseList, fmt.Errorf("list at %q: %w", "", apierrors.NewForbidden(
 		schema.GroupResource{Resource: "pods"}, "", errors.New(`User "bob" cannot list resource "pods"`))))
 	h.failure("pods", forbidden)
-	h.backoff("pods", 3*time.Second)
-	want := []string{`08:00:00 pods: list failed: pods is forbidden: User "bob" cannot list resource "pods"; next try in 3s`}
+	h.backoff("pods", 10*time.Second)
+	if got := h.takeNotes(); len(got) != 0 {
+		t.Errorf("told at once: %q", got)
+	}
+	if got := h.statusLines(); len(got) != 0 {
+		t.Errorf("shown at once: %q", got)
+	}
+	clock.advance(failGrace)
+	want := []string{`08:00:00 pods: list failed: pods is forbidden: User "bob" cannot list resource "pods"; next try in 7s`}
 	if got := h.takeNotes(); !slices.Equal(got, want) {
 		t.Errorf("said\n%q\nwant\n%q", got, want)
 	}
-	clock.advance(3 * time.Second)
+	want = []string{`pods: list failing since 08:00:00: pods is forbidden: User "bob" cannot list resource "pods" · next try in 7s`}
+	if got := h.statusLines(); !slices.Equal(got, want) {
+		t.Errorf("status\n%q\nwant\n%q", got, want)
+	}
+	clock.advance(7 * time.Second)
 	h.failure("pods", forbidden) // the same again: nothing new
 	if got := h.takeNotes(); len(got) != 0 {
 		t.Errorf("repeated: %q", got)
 	}
-	clock.advance(9 * time.Second)
+	clock.advance(5 * time.Second)
 	h.listed("pods", 10)
-	if got, want := h.takeNotes(), []string{"08:00:12 pods: working again after 12s"}; !slices.Equal(got, want) {
+	if got, want := h.takeNotes(), []string{"08:00:15 pods: working again after 15s"}; !slices.Equal(got, want) {
 		t.Errorf("said %q, want %q", got, want)
 	}
 
-	// A failure that clears before anyone was told is not worth telling.
+	// A failure that clears within failGrace is not worth telling: a
+	// server shutting down closes its watches before it refuses
+	// connections, which the outage note then explains.
 	h.failure("pods", reflectorErr("pods", listwatch.PhaseWatchStream, errors.New("very short watch")))
-	h.watching("pods")
+	clock.advance(time.Second)
 	if got := h.takeNotes(); len(got) != 0 {
-		t.Errorf("a failure that cleared at once said %q", got)
+		t.Errorf("a failure one second old said %q", got)
+	}
+	h.failure("pods", refused("pods"))
+	clock.advance(failGrace)
+	if got := h.takeNotes(); len(got) != 1 || !strings.Contains(got[0], "unreachable") {
+		t.Errorf("the blip before the outage: %q", got)
+	}
+}
+
+func TestHealthSaysWhenInformersStillInBackoffTryAgain(t *testing.T) {
+	clock := newFakeClock("20:07:39")
+	h := newHealth(testHost, nil, clock.now)
+	h.failure("pods", refused("pods"))
+	h.backoff("pods", 30*time.Second)
+	h.failure("configmaps", refused("configmaps"))
+	h.backoff("configmaps", 5*time.Second)
+	h.takeNotes()
+	clock.advance(6 * time.Second)
+	h.watching("configmaps")
+	want := []string{
+		"20:07:45 reconnected to https://127.0.0.1:6443 after 6s",
+		"20:07:45 pods: still in back-off from the outage; next try in 24s, at 20:08:09",
+	}
+	if got := h.takeNotes(); !slices.Equal(got, want) {
+		t.Errorf("said\n%q\nwant\n%q", got, want)
+	}
+	if got, want := h.conditions(), []string{"pods: in back-off from the outage · next try in 24s, at 20:08:09"}; !slices.Equal(got, want) {
+		t.Errorf("conditions %q, want %q", got, want)
+	}
+	clock.advance(24 * time.Second)
+	h.watching("pods")
+	if got, want := h.takeNotes(), []string{"20:08:09 pods: watching again, nothing missed"}; !slices.Equal(got, want) {
+		t.Errorf("said %q, want %q", got, want)
+	}
+	// One object is one object.
+	h.failure("pods", gone("pods"))
+	h.listed("pods", 1)
+	if got := h.takeNotes(); len(got) != 2 || !strings.HasSuffix(got[1], "pods: cache resynced, 1 object") {
+		t.Errorf("said %q", got)
 	}
 }
 

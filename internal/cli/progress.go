@@ -15,11 +15,11 @@ func progressLine(name string, items, total int64, elapsed time.Duration, barWid
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(items) / s
 	}
-	count := fmt.Sprintf("%d", items)
+	count := plural(int(items), "object")
 	if total > 0 {
-		count = fmt.Sprintf("%d/%d", items, total)
+		count = fmt.Sprintf("%d/%s", items, plural(int(total), "object"))
 	}
-	text := fmt.Sprintf("syncing %s: %s objects, %.0f/s, %s", name, count, rate, elapsed.Round(100*time.Millisecond))
+	text := fmt.Sprintf("syncing %s: %s, %.0f/s, %s", name, count, rate, elapsed.Round(100*time.Millisecond))
 	if barWidth <= 0 {
 		return text
 	}

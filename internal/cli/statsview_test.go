@@ -234,7 +234,7 @@ func TestStatsViewOn80Columns(t *testing.T) {
 	v.draw(demoFrame(clock.now(), 3), h.statusLines())
 	checkScreen(t, term, width, narrow, names)
 	text = flat(term)
-	for _, want := range []string{"reconnected to https://127.0.0.1:6443 after 48s", "configmaps: version gone from the server (410) · relisting in 52s, at 19:03:51"} {
+	for _, want := range []string{"reconnected to https://127.0.0.1:6443 after 48s", "configmaps: resource version expired (410) · relisting in 52s, at 19:03:51"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("screen lacks %q:\n%s", want, text)
 		}

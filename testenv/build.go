@@ -109,8 +109,8 @@ func Build(ctx context.Context, opts BuildOptions) (Binaries, error) {
 		return Binaries{}, fmt.Errorf("testenv: binary cache: %w", err)
 	}
 	defer os.RemoveAll(tmp) // Only left over if the build or the rename failed.
-	fmt.Fprintf(progress, "controlplane: building etcd and kube-apiserver %s into %s\n", kubeVersion, dir)
-	fmt.Fprintln(progress, "controlplane: the first build compiles ~2,100 packages and takes several minutes; later runs reuse it")
+	fmt.Fprintf(progress, "controlplane: building etcd and kube-apiserver %s, once\n", kubeVersion)
+	fmt.Fprintln(progress, "controlplane: ~2,100 packages the first time: several minutes")
 	m := goprogress.New(progress, goprogress.Options{Label: "controlplane"})
 	if err := goBuild(ctx, goTool, src, tmp, flags, m); err != nil {
 		return Binaries{}, err

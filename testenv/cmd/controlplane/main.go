@@ -91,13 +91,13 @@ func build(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	how := "built earlier, found in the cache"
+	how := "found in the cache"
 	if progress.wrote {
-		how = "built now, and cached for every later run"
+		how = "built now, cached for later runs"
 	}
-	// The time a person waited: since gorun started compiling this command, when it did.
-	fmt.Fprintf(stdout, "etcd:           %s\nkube-apiserver: %s\n(%s; ready %s after the command started)\n",
-		bins.Etcd, bins.APIServer, how, time.Since(goprogress.Started()).Round(100*time.Millisecond))
+	// The time a person waited: since make (or gorun) started, compiling included.
+	fmt.Fprintf(stdout, "etcd:           %s\nkube-apiserver: %s\nready in %s (%s)\n",
+		bins.Etcd, bins.APIServer, time.Since(goprogress.Started()).Round(100*time.Millisecond), how)
 	return nil
 }
 

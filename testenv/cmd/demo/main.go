@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -93,7 +94,7 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	m.Done("compiled")
 
-	step(stdout, "2/4 starting a local control plane (etcd + kube-apiserver; the first run compiles them, which takes minutes)")
+	step(stdout, "2/4 starting a local control plane (etcd + kube-apiserver)")
 	start := time.Now()
 	env, err := testenv.Start(ctx, testenv.Options{Build: testenv.BuildOptions{Progress: stderr}})
 	if err != nil {
@@ -103,8 +104,9 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "    control plane ready in %s at %s\n", time.Since(start).Round(time.Millisecond), env.RESTConfig().Host)
 
 	namespaces := []string{"demo-a", "demo-b", "demo-c"}
-	step(stdout, fmt.Sprintf("3/4 starting a workload: %d pods and %d configmaps in each of %v, then %.0f changes/s (create, update, delete)",
-		cfg.perNamespace, cfg.perNamespace, namespaces, cfg.rate))
+	step(stdout, "3/4 starting a workload in "+strings.Join(namespaces, ", "))
+	fmt.Fprintf(stdout, "    %d pods and %d configmaps in each, then %.0f changes/s (create, update, delete)\n",
+		cfg.perNamespace, cfg.perNamespace, cfg.rate)
 	w := newWorkload(env.Clientset(), namespaces, cfg.perNamespace, cfg.rate)
 	if err := w.setUp(ctx); err != nil {
 		return fmt.Errorf("workload: %w", err)
@@ -116,7 +118,8 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 	wg.Go(func() { w.run(workCtx) })
 
 	args := []string{"stats", "pods,configmaps", "-A", "-l", demoLabel, "--interval", cfg.interval, "--kubeconfig", env.KubeconfigPath()}
-	step(stdout, fmt.Sprintf("4/4 kinformer %s  (for %ds; Ctrl-C to stop early)", joinArgs(args[:len(args)-2]), cfg.seconds))
+	step(stdout, "4/4 kinformer "+joinArgs(args[:len(args)-2]))
+	fmt.Fprintf(stdout, "    for %ds; Ctrl-C stops it early\n", cfg.seconds)
 	stats := exec.Command(bin, args...)
 	stats.Stdout, stats.Stderr = stdout, stderr
 	if err := stats.Start(); err != nil {
@@ -155,7 +158,7 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nworkload: %d creates, %d updates, %d deletes, %d failed\n",
 		w.creates.Load(), w.updates.Load(), w.deletes.Load(), w.failures.Load())
 	if err == nil {
-		fmt.Fprintf(stdout, "server now holds %d pods and %d configmaps labelled %s; the caches above show the same once they have caught up\n", pods, cms, demoLabel)
+		fmt.Fprintf(stdout, "server now holds %d pods and %d configmaps labelled %s;\nthe caches above show the same once they have caught up\n", pods, cms, demoLabel)
 	}
 	step(stdout, "stopping the control plane and removing temporary files")
 	if err := env.Stop(); err != nil {

@@ -69,6 +69,9 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 		return errors.New("names can follow one resource only, as in `get pods web-0 web-1`")
 	}
 	g := getter{streams: streams, global: global, sess: sess, names: names}
+	// Named objects print in the order given, unless --sort-by says
+	// otherwise; the others by namespace and name (or --sort-by).
+	sorted := len(names) == 0 || len(path) > 0
 	switch sourceFor(opts.Output, path) {
 	case fromMetadata:
 		per, missing, err := readObjects(ctx, g, kube.Metadata)
@@ -76,7 +79,9 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 			return err
 		}
 		for _, objs := range per {
-			sortMetadata(objs, path)
+			if sorted {
+				sortMetadata(objs, path)
+			}
 		}
 		return errors.Join(printNames(g, per), errors.Join(missing...))
 	case fromTable:
@@ -86,7 +91,9 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 			return err
 		}
 		for _, rows := range per {
-			sortRows(rows, path)
+			if sorted {
+				sortRows(rows, path)
+			}
 		}
 		return errors.Join(printTables(g, per, ts, opts.Output == outputWide), errors.Join(missing...))
 	default:
@@ -95,7 +102,9 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 			return err
 		}
 		for _, objs := range per {
-			sortObjects(objs, path)
+			if sorted {
+				sortObjects(objs, path)
+			}
 		}
 		if opts.Output == outputName {
 			return errors.Join(printNames(g, per), errors.Join(missing...))

@@ -102,28 +102,32 @@ func metadataField(m *metav1.ObjectMeta, path []string) (any, bool) {
 // comparison that can go round in circles ("10" < "2Gi" < "5x" < "10"),
 // values here come before text, so the order is total and does not depend
 // on the order the objects came in. Namespace, then name, break ties and
-// are the whole order when path is empty. The sort is stable.
+// are the whole order when path is empty.
 func sortBy[T cache.Object](objs []T, path []string, field func(T) (any, bool)) {
-	type keyed struct {
-		obj T
-		key sortKey
+	// Namespace and name are unique, so an unstable sort gives the one
+	// order there is; pdqsort also takes the cache's mostly sorted lists in
+	// near-linear time.
+	byKey := func(a, b T) int {
+		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
 	}
-	ks := make([]keyed, len(objs))
+	if len(path) == 0 {
+		slices.SortFunc(objs, byKey)
+		return
+	}
+	keys := make([]sortKey, len(objs))
+	perm := make([]int, len(objs))
 	for i, o := range objs {
-		ks[i].obj = o
-		if len(path) > 0 {
-			v, ok := field(o)
-			ks[i].key = newSortKey(v, ok)
-		}
+		v, ok := field(o)
+		keys[i], perm[i] = newSortKey(v, ok), i
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
-		return cmp.Or(compareKeys(a.key, b.key),
-			cmp.Compare(a.obj.GetNamespace(), b.obj.GetNamespace()),
-			cmp.Compare(a.obj.GetName(), b.obj.GetName()))
+	slices.SortFunc(perm, func(a, b int) int {
+		return cmp.Or(compareKeys(keys[a], keys[b]), byKey(objs[a], objs[b]))
 	})
-	for i := range ks {
-		objs[i] = ks[i].obj
+	sorted := make([]T, len(objs))
+	for i, p := range perm {
+		sorted[i] = objs[p]
 	}
+	copy(objs, sorted)
 }
 
 // sortKey is one object's value at the sort path, parsed once.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -215,7 +214,7 @@ func (s *tableSource) List(ctx context.Context, opts listwatch.Options) (listwat
 	if err != nil {
 		return listwatch.Page[*tableRow]{}, fmt.Errorf("list %s: %w", s.describe(), mapSourceError(err))
 	}
-	t, err := s.decodeTable(body)
+	t, err := s.decodeBody(body)
 	if err != nil {
 		return listwatch.Page[*tableRow]{}, fmt.Errorf("list %s: %w", s.describe(), err)
 	}
@@ -245,7 +244,9 @@ func (s *tableSource) Watch(ctx context.Context, opts listwatch.Options) (listwa
 		}
 		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapSourceError(err))
 	}
-	w := &tableWatch{src: s, body: resp.Body, dec: json.NewDecoder(resp.Body)}
+	dec := json.NewDecoder(errorReader{resp.Body})
+	dec.UseNumber() // numeric cells print as the server wrote them
+	w := &tableWatch{src: s, body: resp.Body, dec: dec}
 	w.stopAfter = context.AfterFunc(ctx, w.shut)
 	return w, nil
 }
@@ -291,223 +292,35 @@ func (w *tableWatch) Next() (listwatch.Event[*tableRow], error) {
 	if w.err != nil {
 		return listwatch.Event[*tableRow]{}, w.err
 	}
-	var ev struct {
-		Type   listwatch.EventType `json:"type"`
-		Object json.RawMessage     `json:"object"`
-	}
-	if err := w.dec.Decode(&ev); err != nil {
-		if w.closed.Load() || errors.Is(err, io.EOF) {
+	typ, t, status, err := w.src.decodeEvent(w.dec)
+	if err != nil {
+		var de *listwatch.DecodeError
+		switch {
+		case errors.As(err, &de):
+			return listwatch.Event[*tableRow]{}, err // this event only
+		case w.closed.Load() || errors.Is(err, io.EOF):
 			w.err = io.EOF
-		} else {
+		default:
 			w.err = fmt.Errorf("watch %s: %w", w.src.describe(), mapSourceError(err))
 		}
 		return listwatch.Event[*tableRow]{}, w.err
 	}
-	switch ev.Type {
+	switch typ {
 	case listwatch.Error:
-		st := &metav1.Status{}
-		if err := json.Unmarshal(ev.Object, st); err != nil {
-			return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: "undecodable ERROR object", Err: err}
+		if status.Status == "" {
+			status.Status = metav1.StatusFailure
 		}
-		if st.Status == "" {
-			st.Status = metav1.StatusFailure
-		}
-		return listwatch.Event[*tableRow]{Type: listwatch.Error, Err: mapSourceError(&apierrors.StatusError{ErrStatus: *st})}, nil
-	case listwatch.Added, listwatch.Modified, listwatch.Deleted, listwatch.Bookmark:
-	default:
-		return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: "unknown event type " + string(ev.Type)}
-	}
-	t, err := w.src.decodeTable(ev.Object)
-	if err != nil {
-		return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: "an undecodable table", Err: err}
-	}
-	if ev.Type == listwatch.Bookmark {
-		return listwatch.Event[*tableRow]{Type: ev.Type, Object: &tableRow{resourceVersion: t.resourceVersion},
+		return listwatch.Event[*tableRow]{Type: listwatch.Error, Err: mapSourceError(&apierrors.StatusError{ErrStatus: *status})}, nil
+	case listwatch.Bookmark:
+		return listwatch.Event[*tableRow]{Type: typ, Object: &tableRow{resourceVersion: t.resourceVersion},
 			ResourceVersion: t.resourceVersion, InitialEventsEnd: t.initialEventsEnd}, nil
 	}
 	if len(t.rows) != 1 {
-		return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: ev.Type, Got: fmt.Sprintf("a table of %d rows, want 1", len(t.rows))}
+		return listwatch.Event[*tableRow]{}, &listwatch.DecodeError{Type: typ, Got: fmt.Sprintf("a table of %d rows, want 1", len(t.rows))}
 	}
 	row := t.rows[0]
 	if row.resourceVersion == "" {
 		row.resourceVersion = t.resourceVersion // a single object's table carries its version
 	}
-	return listwatch.Event[*tableRow]{Type: ev.Type, Object: row, ResourceVersion: row.resourceVersion}, nil
-}
-
-// decodedTable is one Table response, decoded.
-type decodedTable struct {
-	rows             []*tableRow
-	resourceVersion  string
-	cont             string
-	remaining        *int64
-	initialEventsEnd bool
-}
-
-// wireTable is a metav1.Table as JSON, with the parts decoded lazily that
-// the source may not need.
-type wireTable struct {
-	Kind              string                         `json:"kind"`
-	Metadata          metav1.ListMeta                `json:"metadata"`
-	ColumnDefinitions []metav1.TableColumnDefinition `json:"columnDefinitions"`
-	Rows              []struct {
-		Cells  []any           `json:"cells"`
-		Object json.RawMessage `json:"object"`
-	} `json:"rows"`
-}
-
-// rowMeta is the part of a row's object the source reads.
-type rowMeta struct {
-	Metadata struct {
-		Namespace       string            `json:"namespace"`
-		Name            string            `json:"name"`
-		ResourceVersion string            `json:"resourceVersion"`
-		Annotations     map[string]string `json:"annotations"`
-	} `json:"metadata"`
-}
-
-// initialEventsEndAnnotation marks the bookmark that ends a streaming list.
-const initialEventsEndAnnotation = "k8s.io/initial-events-end"
-
-// decodeTable decodes a Table (or, from a server that cannot render one, a
-// plain list or object) into rows, and records its column definitions.
-func (s *tableSource) decodeTable(body []byte) (decodedTable, error) {
-	var wt wireTable
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber() // numeric cells print as the server wrote them
-	if err := dec.Decode(&wt); err != nil {
-		return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)
-	}
-	if wt.Kind != "Table" {
-		return s.decodePlain(body)
-	}
-	if len(wt.ColumnDefinitions) > 0 {
-		cols := wt.ColumnDefinitions
-		for i := range cols {
-			cols[i].Description = "" // long, and never printed
-		}
-		s.columns.Store(&cols)
-	}
-	nameCol := -1
-	if c := s.columns.Load(); c != nil {
-		nameCol = nameColumn(*c)
-	}
-	out := decodedTable{resourceVersion: wt.Metadata.ResourceVersion, cont: wt.Metadata.Continue,
-		remaining: wt.Metadata.RemainingItemCount, rows: make([]*tableRow, 0, len(wt.Rows))}
-	for _, wr := range wt.Rows {
-		row := &tableRow{namespace: s.namespace, cells: wr.Cells}
-		if len(wr.Object) > 0 && !bytes.Equal(wr.Object, []byte("null")) {
-			var m rowMeta
-			if err := json.Unmarshal(wr.Object, &m); err != nil {
-				return decodedTable{}, fmt.Errorf("%w: row object: %w", kube.ErrMalformed, err)
-			}
-			if m.Metadata.Annotations[initialEventsEndAnnotation] == "true" {
-				out.initialEventsEnd = true
-			}
-			row.namespace, row.name, row.resourceVersion = m.Metadata.Namespace, m.Metadata.Name, m.Metadata.ResourceVersion
-			if s.keepObject {
-				obj, err := decodeObject(wr.Object)
-				if err != nil {
-					return decodedTable{}, err
-				}
-				row.object = obj
-			}
-		}
-		if nameCol >= 0 && nameCol < len(row.cells) {
-			if n, ok := row.cells[nameCol].(string); ok {
-				if row.name == "" {
-					row.name = n
-				} else if n == row.name {
-					row.cells[nameCol] = row.name // one copy of the string
-				}
-			}
-		}
-		out.rows = append(out.rows, row)
-	}
-	return out, nil
-}
-
-// decodeObject decodes a row's object (JSON) for --sort-by, without its
-// managedFields.
-func decodeObject(raw []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("%w: row object: %w", kube.ErrMalformed, err)
-	}
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		delete(md, "managedFields")
-	}
-	return obj, nil
-}
-
-// defaultColumns are kubectl's columns for an object the server did not
-// render as a Table.
-var defaultColumns = []metav1.TableColumnDefinition{
-	{Name: "Name", Type: "string", Format: "name"},
-	{Name: "Age", Type: "string"},
-}
-
-// decodePlain makes rows of kubectl's default columns (NAME, AGE) from a
-// plain JSON list or object.
-func (s *tableSource) decodePlain(body []byte) (decodedTable, error) {
-	var list struct {
-		Kind     string          `json:"kind"`
-		Metadata metav1.ListMeta `json:"metadata"`
-		Items    []json.RawMessage
-	}
-	if err := json.Unmarshal(body, &list); err != nil {
-		return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)
-	}
-	items := list.Items
-	if items == nil { // a single object (a watch event's)
-		items = []json.RawMessage{body}
-	}
-	cols := defaultColumns
-	s.columns.Store(&cols)
-	out := decodedTable{resourceVersion: list.Metadata.ResourceVersion, cont: list.Metadata.Continue,
-		remaining: list.Metadata.RemainingItemCount}
-	for _, raw := range items {
-		var o struct {
-			Metadata struct {
-				Namespace         string            `json:"namespace"`
-				Name              string            `json:"name"`
-				ResourceVersion   string            `json:"resourceVersion"`
-				CreationTimestamp metav1.Time       `json:"creationTimestamp"`
-				Annotations       map[string]string `json:"annotations"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal(raw, &o); err != nil {
-			return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)
-		}
-		md := o.Metadata
-		if md.Annotations[initialEventsEndAnnotation] == "true" {
-			out.initialEventsEnd = true
-		}
-		if out.resourceVersion == "" {
-			out.resourceVersion = md.ResourceVersion
-		}
-		row := &tableRow{namespace: md.Namespace, name: md.Name, resourceVersion: md.ResourceVersion,
-			cells: []any{md.Name, ageSince(md.CreationTimestamp)}}
-		if s.keepObject {
-			obj, err := decodeObject(raw)
-			if err != nil {
-				return decodedTable{}, err
-			}
-			row.object = obj
-		}
-		out.rows = append(out.rows, row)
-	}
-	return out, nil
-}
-
-// nameColumn is the index of the column holding the object's name, or -1.
-func nameColumn(cols []metav1.TableColumnDefinition) int {
-	for i, c := range cols {
-		if c.Format == "name" && c.Type == "string" {
-			return i
-		}
-	}
-	return -1
+	return listwatch.Event[*tableRow]{Type: typ, Object: row, ResourceVersion: row.resourceVersion}, nil
 }

@@ -42,14 +42,6 @@ type Store[T Object] interface {
 	GetByKey(key string) (item T, exists bool, err error)
 }
 
-// KeyLister is what a DeltaFIFO needs to know about the objects already
-// processed downstream (normally the informer's indexer): which keys exist
-// and their last known state.
-type KeyLister[T Object] interface {
-	ListKeys() []string
-	GetByKey(key string) (item T, exists bool, err error)
-}
-
 // IndexFunc computes the values an object is indexed under. An object may
 // have none, one or many values for one index.
 type IndexFunc[T Object] func(obj T) ([]string, error)

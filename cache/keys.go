@@ -26,16 +26,6 @@ func MetaNamespaceKey[T Object](obj T) (string, error) {
 	return ns + "/" + name, nil
 }
 
-// CheckMetaNamespaceKey returns the error MetaNamespaceKey would return for
-// obj, or nil where MetaNamespaceKey would succeed, without building the
-// key: a check for objects whose keys are computed later, elsewhere.
-func CheckMetaNamespaceKey[T Object](obj T) error {
-	if isNil(obj) {
-		return fmt.Errorf("%w: nil %T", ErrInvalidObject, obj)
-	}
-	return checkName(obj.GetNamespace(), obj.GetName())
-}
-
 // metaNamespaceKeys returns MetaNamespaceKey of each of objs, none of which
 // may be nil, or the first error it gives. The keys are built into one
 // allocation instead of one each (a list of 100,000 objects is 100,000

@@ -176,18 +176,12 @@ func TestSameObject(t *testing.T) {
 	}
 }
 
-// CheckMetaNamespaceKey and the bulk metaNamespaceKeys agree with
-// MetaNamespaceKey on every object, good or bad.
-func TestKeyChecksAgreeWithMetaNamespaceKey(t *testing.T) {
+// The bulk metaNamespaceKeys agrees with MetaNamespaceKey on every object,
+// good or bad.
+func TestBulkKeysAgreeWithMetaNamespaceKey(t *testing.T) {
 	var nilObj *obj
 	good := []*obj{newObj("ns", "a", "1"), newObj("", "b", "1"), newObj("other", "a", "1"), newObj("ns", "a-longer-name", "1")}
 	bad := []*obj{nilObj, newObj("ns", "", "1"), newObj("ns", "a/b", "1"), newObj("n/s", "a", "1")}
-	for _, o := range append(append([]*obj(nil), good...), bad...) {
-		_, want := MetaNamespaceKey(o)
-		if got := CheckMetaNamespaceKey(o); (got == nil) != (want == nil) || (want != nil && got.Error() != want.Error()) {
-			t.Errorf("CheckMetaNamespaceKey(%v) = %v, MetaNamespaceKey's error %v", o, got, want)
-		}
-	}
 	keys, err := metaNamespaceKeys(good)
 	if err != nil {
 		t.Fatalf("metaNamespaceKeys: %v", err)

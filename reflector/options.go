@@ -3,12 +3,12 @@ package reflector
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"k8s.io/utils/clock"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/internal/objutil"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 )
@@ -122,25 +122,9 @@ func validKey[T cache.Object](keyFunc cache.KeyFunc[T], obj T) (string, error) {
 	return keyFunc(obj)
 }
 
-// checkKey is validKey for a caller that needs no key: check, when not nil,
-// stands in for keyFunc.
-func checkKey[T cache.Object](keyFunc cache.KeyFunc[T], check func(T) error, obj T) error {
-	if isNil(obj) {
-		return ErrNilObject
-	}
-	if check != nil {
-		return check(obj)
-	}
-	_, err := keyFunc(obj)
-	return err
-}
-
-// isNil reports whether obj is nil, or a nil pointer on which its methods
-// would panic.
-func isNil[T cache.Object](obj T) bool {
-	v := reflect.ValueOf(any(obj))
-	return !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil())
-}
+// isNil is the one nil check of kinformer (objutil.IsNil): a nil object,
+// which a buggy source could send and a key function would dereference.
+func isNil[T cache.Object](obj T) bool { return objutil.IsNil(obj) }
 
 // describe names obj in an error message; it is safe on a nil object.
 func describe[T cache.Object](obj T) string {

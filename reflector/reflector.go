@@ -59,7 +59,6 @@ type Reflector[T cache.Object] struct {
 	src       listwatch.ListerWatcher[T]
 	store     cache.Writer[T]
 	keyFunc   cache.KeyFunc[T]
-	checkKey  func(T) error // keyFunc's check without the key, or nil
 	pageSize  int64
 	streaming StreamingMode
 	minWatch  time.Duration
@@ -104,7 +103,6 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 	}
 	if r.keyFunc == nil {
 		r.keyFunc = cache.MetaNamespaceKey[T]
-		r.checkKey = cache.CheckMetaNamespaceKey[T]
 	}
 	if r.minWatch <= 0 {
 		r.minWatch = DefaultMinWatchTimeout

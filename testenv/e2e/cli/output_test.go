@@ -110,6 +110,11 @@ func TestGetSortsNumbersAsNumbers(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("-o name --sort-by .metadata.labels.rank: %q, want %q (2, 9, 10, 100)", got, want)
 	}
+	// Names given print in the order given.
+	r = kinformer(t, "get", "cm", "c", "a", "-n", ns, "-o", "name")
+	if got := strings.Fields(r.stdout); !slices.Equal(got, []string{"configmap/c", "configmap/a"}) {
+		t.Errorf("get cm c a -o name: %q, want c then a", got)
+	}
 	// A table sorted by a field outside metadata.
 	r = kinformer(t, "get", "cm", "-n", ns, "--sort-by", "{.data.n}")
 	if got := column(tables(t, r.stdout)[0], "NAME"); !slices.Equal(got, want) {

@@ -181,8 +181,6 @@ func (f *FIFO[T]) Replace(items []T, resourceVersion string) error {
 	return nil
 }
 
-// Resync does nothing: every object a FIFO knows is already queued.
-func (f *FIFO[T]) Resync() error { return nil }
 
 // Pop waits for a queued key, removes it, and calls process with its
 // object; isInInitialList is true for objects queued by the first Replace.

@@ -80,9 +80,8 @@ type DeltaFIFOOptions[T Object] struct {
 // from it are carved from one array, which lives as long as any of them.
 // No caller can tell: reads (Len, ListKeys, GetByKey) answer from the
 // slices without moving them, and a list that names a key twice is queued
-// the general way. Once a backlog of more than shrinkThreshold keys has
-// drained, the queue reallocates its map and key queue, since Go maps
-// never shrink.
+// the general way. Once a backlog of more than 1,024 keys has drained,
+// the queue reallocates its map and key queue, since Go maps never shrink.
 //
 // Objects in deltas are shared; they must not be mutated. The zero
 // DeltaFIFO is not usable: create one with NewDeltaFIFO. HasSynced, Close

@@ -11,11 +11,19 @@
 //
 // [NewIndexer] is the one constructor for stores: a plain [Store] is an
 // [Indexer] without indexes. It computes keys with a [KeyFunc]
-// ([MetaNamespaceKey] by default, [NameKey] for cluster-scoped objects) over
-// a [threadSafeStore], which holds objects by key and keeps every index
-// current on each write. [ExpirationStore] forgets objects after a TTL (or
-// any [ExpirationPolicy]) on an injectable clock; [UndeltaStore] pushes its
-// whole content to a function after every change.
+// ([MetaNamespaceKey] by default, [NameKey] for cluster-scoped objects) and
+// keeps every index current on each write. Its fast paths are documented
+// methods: [Indexer.GetByNamespaceName] (no key built, no lock taken),
+// [Indexer.Len], and [Indexer.Reserve] to size storage for a coming list.
+//
+// An Indexer has one writer. Everyone else reads it through a [Reader],
+// from [Indexer.Reader]: a struct with every read method and no write
+// method, which is what informers hand out, so that the compiler keeps
+// handlers from writing to a cache.
+//
+// [ExpirationStore] forgets objects after a TTL (or any [ExpirationPolicy])
+// on an injectable clock; [UndeltaStore] pushes its whole content to a
+// function after every change.
 //
 // # Queues
 //

@@ -181,7 +181,6 @@ func (f *FIFO[T]) Replace(items []T, resourceVersion string) error {
 	return nil
 }
 
-
 // Pop waits for a queued key, removes it, and calls process with its
 // object; isInInitialList is true for objects queued by the first Replace.
 // It returns the object and process's error. If that error wraps

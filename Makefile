@@ -33,12 +33,12 @@ GORUN := bin/gorun
 # When this make started, for the commands to report the whole wait (see goprogress.Started).
 export KINFORMER_STARTED := $(shell date +%s 2>/dev/null)
 define build_gorun
-	@cd testenv && { $(GO) build -v -o ../$(GORUN) ./cmd/gorun 2>&1; echo "exit $$?"; } | { n=0; \
+	@cd testenv && { $(GO) build -v -o ../$(GORUN) ./cmd/gorun 2>&1; echo "exit $$?"; } | { n=0; tty=; [ -t 1 ] && tty=1; \
 	while IFS= read -r l; do case "$$l" in \
-	"exit 0") if [ $$n -gt 0 ]; then printf '\r\033[K'; fi; exit 0;; \
-	"exit "*) printf '\r\033[K'; exit 1;; \
-	*[\ :]*|"") printf '\r\033[K%s\n' "$$l";; \
-	*) n=$$((n+1)); printf '\r    compiling the build tools: %d packages\033[K' $$n;; \
+	"exit 0") if [ -n "$$tty" ] && [ $$n -gt 0 ]; then printf '\r\033[K'; fi; exit 0;; \
+	"exit "*) exit 1;; \
+	*[\ :]*|"") if [ -n "$$tty" ]; then printf '\r\033[K'; fi; printf '%s\n' "$$l";; \
+	*) n=$$((n+1)); if [ -n "$$tty" ]; then printf '\r    compiling the build tools, package %d\033[K' $$n; fi;; \
 	esac; done; exit 1; }
 endef
 

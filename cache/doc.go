@@ -37,10 +37,13 @@
 //
 // # Errors
 //
-// Bad input is an error, never a panic, and leaves the store or queue as it
-// was: a nil object or an empty name ([ErrInvalidObject]), a key function's
-// error (wrapped), an object outside a store's namespace
-// ([ErrWrongNamespace], [*NamespaceError]), an index function's error
-// ([ErrIndexFunc], [*IndexFuncError]). Malformed keys give a [*KeyError]
-// matching [ErrInvalidKey].
+// Bad input is an error, never a panic. A write of one object that fails
+// leaves the store or queue as it was: a nil object or an empty name
+// ([ErrInvalidObject]), a key function's or Transform's error (wrapped), an
+// object outside a store's namespace ([ErrWrongNamespace],
+// [*NamespaceError]), an index function's error ([ErrIndexFunc],
+// [*IndexFuncError]). A Replace of a whole list skips each item it cannot
+// use, applies the rest, and returns a [*SkippedError] matching
+// [ErrSkipped] that names every skipped item: one bad object never keeps a
+// list out. Malformed keys give a [*KeyError] matching [ErrInvalidKey].
 package cache

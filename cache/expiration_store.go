@@ -135,7 +135,6 @@ func (s *ExpirationStore[T]) Replace(items []T, resourceVersion string) error {
 	return nil
 }
 
-
 // getLocked returns the live object under key, removing it if expired.
 func (s *ExpirationStore[T]) getLocked(key string, now time.Time) (T, bool) {
 	e, ok := s.items[key]

@@ -115,21 +115,34 @@ func (s *Indexer[T]) Delete(obj T) error {
 }
 
 // Replace swaps the whole content for items. When several items share a
-// key, the last one wins.
+// key, the last one wins. An item that cannot be stored (nil, from another
+// namespace, or whose key cannot be computed) is skipped: the others are
+// stored, and Replace returns an error wrapping a *SkippedError (matching
+// ErrSkipped) that names each skipped item, as DeltaFIFO.Replace does. An
+// index function failing on any item fails the whole Replace, which then
+// changes nothing.
 func (s *Indexer[T]) Replace(items []T, resourceVersion string) error {
 	_ = resourceVersion
 	o := newObjects[T]()
-	for _, obj := range items {
+	var skipped []error
+	for i, obj := range items {
 		key, err := s.keyOf("replace", obj)
 		if err != nil {
-			return err
+			skipped = append(skipped, itemError(i, obj, err))
+			continue
 		}
 		if o.isNested() && !fits(key, obj) {
 			o.flatten()
 		}
 		o.put(key, obj)
 	}
-	return s.store.replaceObjects(o)
+	if err := s.store.replaceObjects(o); err != nil {
+		return err
+	}
+	if len(skipped) > 0 {
+		return fmt.Errorf("cache: replace: %w", &SkippedError{Errs: skipped, Total: len(items)})
+	}
+	return nil
 }
 
 // List returns every stored object, in no particular order, in a new

@@ -260,10 +260,6 @@ func TestIndexerRejectsBadInputUnchanged(t *testing.T) {
 		{"wrong namespace", func(s *Indexer[*obj]) error { return s.Add(newObj("other", "c", "1")) }, ErrWrongNamespace},
 		{"index func fails on add", func(s *Indexer[*obj]) error { return s.Add(newObj("ns", "c", "1", "bad")) }, ErrIndexFunc},
 		{"index func fails on update", func(s *Indexer[*obj]) error { return s.Update(newObj("ns", "a", "2", "y", "bad")) }, ErrIndexFunc},
-		{"replace with nil", func(s *Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1"), nilObj}, "") }, ErrInvalidObject},
-		{"replace, wrong namespace", func(s *Indexer[*obj]) error {
-			return s.Replace([]*obj{newObj("ns", "z", "1"), newObj("x", "y", "1")}, "")
-		}, ErrWrongNamespace},
 		{"replace, index func fails", func(s *Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1", "bad")}, "") }, ErrIndexFunc},
 	}
 	for _, tt := range tests {
@@ -292,6 +288,37 @@ func TestIndexerRejectsBadInputUnchanged(t *testing.T) {
 				t.Errorf("IndexKeys(x) = %v, want %v (unchanged)", got, want)
 			}
 		})
+	}
+}
+
+// A Replace stores every item it can and skips the others, naming them.
+func TestIndexerReplaceSkipsItemsItCannotStore(t *testing.T) {
+	var nilObj *obj
+	failingKey := func(o *obj) (string, error) {
+		if o.name == "fail" {
+			return "", errBadTag
+		}
+		return MetaNamespaceKey(o)
+	}
+	s := NewIndexer(IndexerOptions[*obj]{KeyFunc: failingKey, Namespace: "ns", Indexers: Indexers[*obj]{"tag": tagIndex}})
+	err := s.Replace([]*obj{newObj("ns", "a", "1", "x"), nilObj, newObj("other", "b", "1"), newObj("ns", "fail", "1"), newObj("ns", "c", "1", "x")}, "")
+	var skipped *SkippedError
+	if !errors.As(err, &skipped) || !errors.Is(err, ErrSkipped) {
+		t.Fatalf("err = %v, want a *SkippedError", err)
+	}
+	if len(skipped.Errs) != 3 || skipped.Total != 5 {
+		t.Fatalf("skipped %d of %d, want 3 of 5: %v", len(skipped.Errs), skipped.Total, err)
+	}
+	for _, want := range []error{ErrInvalidObject, ErrWrongNamespace, errBadTag} {
+		if !errors.Is(err, want) {
+			t.Errorf("err does not match %v: %v", want, err)
+		}
+	}
+	if got, want := names(s.List()), []string{"ns/a@1", "ns/c@1"}; !slices.Equal(got, want) {
+		t.Errorf("List = %v, want %v", got, want)
+	}
+	if got, want := indexKeys(t, s, "tag", "x"), []string{"ns/a", "ns/c"}; !slices.Equal(got, want) {
+		t.Errorf("IndexKeys(x) = %v, want %v", got, want)
 	}
 }
 

@@ -26,36 +26,6 @@ func MetaNamespaceKey[T Object](obj T) (string, error) {
 	return ns + "/" + name, nil
 }
 
-// metaNamespaceKeys returns MetaNamespaceKey of each of objs, none of which
-// may be nil, or the first error it gives. The keys are built into one
-// allocation instead of one each (a list of 100,000 objects is 100,000
-// fewer allocations), which stays alive while any of them is: callers use
-// it for keys that are all dropped after a while, as a queue's are.
-func metaNamespaceKeys[T Object](objs []T) ([]string, error) {
-	size := 0
-	for _, obj := range objs {
-		ns, name := obj.GetNamespace(), obj.GetName()
-		if err := checkName(ns, name); err != nil {
-			return nil, err
-		}
-		size += len(name)
-		if ns != "" {
-			size += len(ns) + 1
-		}
-	}
-	buf := make([]byte, 0, size) // never reallocated: sized exactly
-	keys := make([]string, len(objs))
-	for i, obj := range objs {
-		start := len(buf)
-		if ns := obj.GetNamespace(); ns != "" {
-			buf = append(append(buf, ns...), '/')
-		}
-		buf = append(buf, obj.GetName()...)
-		keys[i] = objutil.String(buf[start:]) // buf is never written again
-	}
-	return keys, nil
-}
-
 // NameKey is the KeyFunc for cluster-scoped objects: the name alone. It
 // ignores the namespace, and fails like MetaNamespaceKey on a nil object or
 // a bad name.

@@ -176,28 +176,3 @@ func TestSameObject(t *testing.T) {
 	}
 }
 
-// The bulk metaNamespaceKeys agrees with MetaNamespaceKey on every object,
-// good or bad.
-func TestBulkKeysAgreeWithMetaNamespaceKey(t *testing.T) {
-	var nilObj *obj
-	good := []*obj{newObj("ns", "a", "1"), newObj("", "b", "1"), newObj("other", "a", "1"), newObj("ns", "a-longer-name", "1")}
-	bad := []*obj{nilObj, newObj("ns", "", "1"), newObj("ns", "a/b", "1"), newObj("n/s", "a", "1")}
-	keys, err := metaNamespaceKeys(good)
-	if err != nil {
-		t.Fatalf("metaNamespaceKeys: %v", err)
-	}
-	for i, o := range good {
-		if want, _ := MetaNamespaceKey(o); keys[i] != want {
-			t.Errorf("metaNamespaceKeys[%d] = %q, want %q", i, keys[i], want)
-		}
-	}
-	for _, o := range bad[1:] {
-		_, want := MetaNamespaceKey(o)
-		if _, err := metaNamespaceKeys(append(good[:2:2], o)); err == nil || err.Error() != want.Error() {
-			t.Errorf("metaNamespaceKeys with %v: error %v, want %v", o, err, want)
-		}
-	}
-	if keys, err := metaNamespaceKeys([]*obj{}); err != nil || len(keys) != 0 {
-		t.Errorf("metaNamespaceKeys of nothing = %v, %v", keys, err)
-	}
-}

@@ -25,7 +25,7 @@ type UndeltaStoreOptions[T Object] struct {
 type UndeltaStore[T Object] struct {
 	push func([]T) // set by NewUndeltaStore, then read-only
 
-	writeMu sync.Mutex // serializes a write with its push
+	writeMu sync.Mutex  // serializes a write with its push
 	store   *Indexer[T] // does its own locking
 }
 
@@ -65,7 +65,6 @@ func (u *UndeltaStore[T]) Delete(obj T) error {
 func (u *UndeltaStore[T]) Replace(items []T, resourceVersion string) error {
 	return u.write(func() error { return u.store.Replace(items, resourceVersion) })
 }
-
 
 // List returns every stored object.
 func (u *UndeltaStore[T]) List() []T { return u.store.List() }

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -516,7 +517,7 @@ func (w syncingWriter[T]) Delete(obj T) error { return w.inf.fifo.Delete(obj) }
 func (w syncingWriter[T]) Replace(items []T, rv string) error {
 	w.reserve(items)
 	err := w.inf.fifo.Replace(items, rv)
-	if err == nil && !w.inf.HasSynced() && w.inf.fifo.HasSynced() {
+	if (err == nil || errors.Is(err, cache.ErrSkipped)) && !w.inf.HasSynced() && w.inf.fifo.HasSynced() {
 		w.inf.markSynced()
 	}
 	return err

@@ -65,3 +65,21 @@ func TestSharedTransformErrorSkipsOnlyThatListedObject(t *testing.T) {
 		})
 	}
 }
+
+// A first list whose every item is skipped still syncs the informer (an
+// empty cache), since no pop follows to notice the end of the list.
+func TestSharedSyncsWhenEveryListedObjectIsSkipped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := startShared(t, 3, Options[*corev1.ConfigMap]{
+			Transform: func(o *corev1.ConfigMap) (*corev1.ConfigMap, error) { return o, errBadObject },
+		}, nil)
+		defer h.stop()
+		synctest.Wait()
+		if !h.inf.HasSynced() {
+			t.Fatal("not synced after a list whose every object was skipped")
+		}
+		if n := h.inf.Cache().Len(); n != 0 {
+			t.Fatalf("%d objects cached, want 0", n)
+		}
+	})
+}

@@ -46,9 +46,10 @@ import (
 //     a watch backs off and reopens the watch, without relisting. Any
 //     other watch failure, an Error event included, backs off and relists
 //     at the last version seen.
-//   - Events the source could not decode into T, and objects whose key
-//     cannot be computed, are reported and skipped; store errors are
-//     reported.
+//   - Events the source could not decode into T, nil objects, and
+//     objects the store refuses (its key function or Transform failed) are
+//     reported and skipped. A Replace error wrapping cache.ErrSkipped is
+//     such a report, not a failed list: the reflector goes on to watch.
 //   - Back-off grows from 800 ms to 30 s with jitter and starts over after
 //     two minutes without failures.
 //

@@ -1,6 +1,6 @@
 // Package objutil holds small helpers on stored objects that the cache,
-// the queues and the reflector share. The two that use package unsafe are
-// speed tricks, and each names the benchmark that pays for it.
+// the queues and the reflector share. The one that uses package unsafe,
+// Same, is a speed trick and names the benchmark that pays for it.
 package objutil
 
 import (
@@ -37,16 +37,4 @@ func IsNil[T any](v T) bool {
 func Same[T any](a, b T) bool {
 	x, y := any(a), any(b)
 	return (*[2]unsafe.Pointer)(unsafe.Pointer(&x))[1] == (*[2]unsafe.Pointer)(unsafe.Pointer(&y))[1]
-}
-
-// String returns the bytes of buf as a string without copying them. The
-// caller must never write to buf again. The cache builds all the keys of a
-// list into one buffer with it: one allocation instead of one per object
-// (the initial-sync scenario of bench/, and BenchmarkDeltaFIFOReplace10k in
-// cache).
-func String(buf []byte) string {
-	if len(buf) == 0 {
-		return ""
-	}
-	return unsafe.String(&buf[0], len(buf))
 }

@@ -66,15 +66,6 @@ func TestSame(t *testing.T) {
 	}
 }
 
-func TestString(t *testing.T) {
-	buf := []byte("ns/name")
-	if got := String(buf[3:]); got != "name" {
-		t.Fatalf("String = %q", got)
-	}
-	if got := String(nil); got != "" {
-		t.Fatalf("String(nil) = %q", got)
-	}
-}
 
 var sink bool
 

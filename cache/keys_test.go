@@ -175,4 +175,3 @@ func TestSameObject(t *testing.T) {
 		t.Log("zero-sized values not recognised as the same (allowed)")
 	}
 }
-

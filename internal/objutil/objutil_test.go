@@ -66,7 +66,6 @@ func TestSame(t *testing.T) {
 	}
 }
 
-
 var sink bool
 
 // BenchmarkIsNil and BenchmarkIsNilUnsafe measure what IsNil gives up by

@@ -360,10 +360,10 @@ func (h *health) nextTryLocked(now, since time.Time, names ...string) string {
 			soonest = ih.nextTry
 		}
 	}
-	if soonest.IsZero() {
+	in := soonest.Sub(now)
+	if soonest.IsZero() || in < 100*time.Millisecond {
 		return "retrying"
 	}
-	in := soonest.Sub(now)
 	if in >= 10*time.Second {
 		return fmt.Sprintf("next try in %s, at %s", roundDuration(in), clockTime(soonest))
 	}

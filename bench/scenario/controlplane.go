@@ -95,6 +95,9 @@ type ControlPlaneOptions struct {
 	// side, which made the figures depend on the order of the runs. Zero
 	// means DefaultSettle; negative means no pause.
 	Settle time.Duration
+	// OnlyCLI runs the second pair only: the kinformer command against the
+	// library (see runCLIPair).
+	OnlyCLI bool
 }
 
 // DefaultSettle is ControlPlaneOptions.Settle's default.
@@ -160,6 +163,9 @@ func RunControlPlane(ctx context.Context, opts ControlPlaneOptions) ([]Report, e
 	if err != nil {
 		return nil, err
 	}
+	if opts.OnlyCLI {
+		return runCLIPair(ctx, opts, []string{self}, kubeconfig, max(have, opts.Pods), say)
+	}
 	times, rss := map[Side][]float64{}, map[Side][]float64{}
 	var digest string
 	for i := range opts.Count {
@@ -197,10 +203,15 @@ func RunControlPlane(ctx context.Context, opts ControlPlaneOptions) ([]Report, e
 		r.Met = r.Ratio <= target
 		return r
 	}
-	return []Report{
+	reports := []Report{
 		report("controlplane-sync-time", "ms", 0.6, times),
 		report("controlplane-sync-rss", "MB", 0.6, rss),
-	}, nil
+	}
+	cli, err := runCLIPair(ctx, opts, []string{self}, kubeconfig, max(have, opts.Pods), say)
+	if err != nil {
+		return nil, err
+	}
+	return append(reports, cli...), nil
 }
 
 // runChild runs one side's sync in a child process and returns its result
@@ -235,6 +246,9 @@ func RunChild(ctx context.Context) (bool, error) {
 	side := Side(os.Getenv(ChildSideEnv))
 	if side == "" {
 		return false, nil
+	}
+	if side == LibraryMetadata {
+		return true, syncMetadata(ctx, os.Getenv(ChildKubeconfigEnv), os.Stdout)
 	}
 	pods, err := strconv.Atoi(os.Getenv(ChildPodsEnv))
 	if err != nil {

@@ -48,8 +48,9 @@ func newWatchCommand(streams Streams, global *GlobalOptions) *cobra.Command {
 		Use:   "watch RESOURCE [RESOURCE...]",
 		Short: "Print resources, then one line per change (like kubectl get -w)",
 		Long: `watch syncs an informer for each resource, with a progress bar, prints the
-objects found, then one line per change: the event (ADDED, MODIFIED, DELETED),
-the object's namespace and name, a few columns for common kinds, and its age.
+objects found, then one line per change: the event (ADDED, MODIFIED, DELETED)
+and the columns kubectl shows for the resource, as the server renders them (a
+custom resource's printer columns included; -o wide adds kubectl's wide ones).
 
 -o json prints one {"type":..., "object":...} per line; -o yaml one document
 per event; -o name "EVENT kind/name".`,
@@ -72,6 +73,13 @@ func newGetCommand(streams Streams, global *GlobalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get RESOURCE [NAME...]",
 		Short: "Sync an informer, then print from its cache",
+		Long: `get syncs an informer per resource, with a progress bar, then prints from
+its cache: one table per resource, with the columns kubectl shows as the server
+renders them (a custom resource's printer columns included; -o wide adds
+kubectl's wide ones), or names, JSON or YAML.
+
+Each output reads only what it needs: -o name metadata, a table the server's
+table rendering, -o json and -o yaml whole objects.`,
 		Example: `  kinformer get pods -A --sort-by .metadata.creationTimestamp
   kinformer get cm -n kube-system -o name
   kinformer get deploy web -o yaml`,
@@ -81,7 +89,7 @@ func newGetCommand(streams Streams, global *GlobalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: name, wide, json or yaml")
-	cmd.Flags().StringVar(&opts.SortBy, "sort-by", "", "sort by a field path, such as .metadata.name or {.status.phase}")
+	cmd.Flags().StringVar(&opts.SortBy, "sort-by", "", "sort by a field path, such as .metadata.name or {.status.phase}: numbers and quantities by value, text naturally (web-9 before web-10)")
 	return cmd
 }
 

@@ -45,6 +45,14 @@ func TestWithDefaultsFillsEveryNilInstrumentAndKeepsTheOthers(t *testing.T) {
 			defaulted: func() any { return metrics.WorkqueueMetrics{}.WithDefaults() },
 			keep:      func() any { return metrics.WorkqueueMetrics{Adds: mine}.WithDefaults() },
 		},
+		"ShardMetrics": {
+			defaulted: func() any { return metrics.ShardMetrics{}.WithDefaults() },
+			keep:      func() any { return metrics.ShardMetrics{Dropped: mine}.WithDefaults() },
+		},
+		"ReplicaMetrics": {
+			defaulted: func() any { return metrics.ReplicaMetrics{}.WithDefaults() },
+			keep:      func() any { return metrics.ReplicaMetrics{Acquired: mine}.WithDefaults() },
+		},
 	} {
 		v := reflect.ValueOf(tc.defaulted())
 		fields := map[string]reflect.Value{}

@@ -6,7 +6,8 @@
 // A [Provider] is asked once per reporting object (a reflector, an
 // informer, a handler registration) for a set of instruments, and the
 // object then updates those instruments itself. Work queues have their own
-// [WorkqueueProvider]. A nil provider, and a nil instrument inside a
+// [WorkqueueProvider], sharded sources and replica groups their
+// [ShardProvider]. A nil provider, and a nil instrument inside a
 // returned set, both mean "do not report": callers replace a nil
 // instrument with [Discard], so a provider only fills in what it supports.
 //
@@ -70,4 +71,21 @@
 //	Retries       workqueue_retries_total                      counter    rate-limited adds
 //	(sampled)     workqueue_unfinished_work_seconds            gauge      summed running time of items held now
 //	(sampled)     workqueue_longest_running_processor_seconds  gauge      running time of the item held longest
+//
+// Shard-filtered source ([ShardMetrics]), label name (the informer's):
+//
+//	field       metric               type     meaning
+//	ServerSide  shard_server_side    gauge    1 while the server applies the shard selector, 0 while the source filters it
+//	Dropped     shard_dropped_total  counter  objects received outside the shard, dropped on the client side
+//
+// Replica of a sharded group ([ReplicaMetrics]), label name (the group's);
+// the labels column lists the labels besides "name":
+//
+//	field         metric                     type       labels     meaning
+//	Members       shard_members              gauge                 live members this replica sees, itself included
+//	RangesOwned   shard_ranges_owned         gauge                 ranges this replica owns (synced and claimed)
+//	ObjectsOwned  shard_objects_owned        gauge                 objects cached in those ranges
+//	Acquired      shard_handoffs_total       counter    direction  ranges taken over ("acquired")
+//	Released      shard_handoffs_total       counter    direction  ranges given up ("released")
+//	Convergence   shard_convergence_seconds  histogram             from a change of the member set to owning exactly this replica's share
 package metrics

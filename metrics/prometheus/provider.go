@@ -16,7 +16,7 @@ type Options struct {
 	// prometheus.DefaultRegisterer.
 	Registerer prometheus.Registerer
 	// Namespace prefixes every metric name ("" for none). The subsystems
-	// are fixed ("reflector", "informer", "workqueue"): they say which
+	// are fixed ("reflector", "informer", "workqueue", "shard"): they say which
 	// object reports.
 	Namespace string
 	// DurationBuckets are the buckets of every histogram of seconds
@@ -28,8 +28,8 @@ type Options struct {
 	SizeBuckets []float64
 }
 
-// Provider implements metrics.Provider and metrics.WorkqueueProvider with
-// Prometheus vectors. It is safe for concurrent use. Create it with
+// Provider implements metrics.Provider, metrics.WorkqueueProvider and
+// metrics.ShardProvider with Prometheus vectors. It is safe for concurrent use. Create it with
 // [NewProvider].
 //
 // Series are never deleted: a removed handler's or a stopped informer's
@@ -39,11 +39,13 @@ type Provider struct {
 	reflector reflectorVecs
 	informer  informerVecs
 	workqueue *workqueueVecs
+	shard     shardVecs
 }
 
 var (
 	_ metrics.Provider          = (*Provider)(nil)
 	_ metrics.WorkqueueProvider = (*Provider)(nil)
+	_ metrics.ShardProvider     = (*Provider)(nil)
 )
 
 // NewProvider builds every collector and registers them with
@@ -67,6 +69,7 @@ func NewProvider(opts Options) (*Provider, error) {
 		reflector: newReflectorVecs(b),
 		informer:  newInformerVecs(b),
 		workqueue: newWorkqueueVecs(b),
+		shard:     newShardVecs(b),
 	}
 	for i, c := range b.collectors {
 		if err := reg.Register(c); err != nil {
@@ -97,6 +100,16 @@ func (p *Provider) NewHandlerMetrics(informer, handler string) metrics.HandlerMe
 // NewWorkqueueMetrics implements metrics.WorkqueueProvider.
 func (p *Provider) NewWorkqueueMetrics(name string, inFlight metrics.InFlightFunc) metrics.WorkqueueMetrics {
 	return p.workqueue.metrics(name, inFlight)
+}
+
+// NewShardMetrics implements metrics.ShardProvider.
+func (p *Provider) NewShardMetrics(name string) metrics.ShardMetrics {
+	return p.shard.shardMetrics(name)
+}
+
+// NewReplicaMetrics implements metrics.ShardProvider.
+func (p *Provider) NewReplicaMetrics(group string) metrics.ReplicaMetrics {
+	return p.shard.replicaMetrics(group)
 }
 
 // builder makes the vectors of one subsystem and collects them for

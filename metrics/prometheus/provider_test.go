@@ -44,6 +44,8 @@ var vocabulary = []string{
 	"k_workqueue_depth", "k_workqueue_adds_total", "k_workqueue_queue_duration_seconds",
 	"k_workqueue_work_duration_seconds", "k_workqueue_retries_total",
 	"k_workqueue_unfinished_work_seconds", "k_workqueue_longest_running_processor_seconds",
+	"k_shard_server_side", "k_shard_dropped_total", "k_shard_members", "k_shard_ranges_owned",
+	"k_shard_objects_owned", "k_shard_handoffs_total", "k_shard_convergence_seconds",
 }
 
 // TestProviderImplementsEveryInstrument asks the provider for every set of
@@ -62,6 +64,8 @@ func TestProviderImplementsEveryInstrument(t *testing.T) {
 		"InformerMetrics":  p.NewInformerMetrics("i"),
 		"HandlerMetrics":   p.NewHandlerMetrics("i", "h"),
 		"WorkqueueMetrics": p.NewWorkqueueMetrics("q", func() (float64, float64) { return 3, 2 }),
+		"ShardMetrics":     p.NewShardMetrics("s"),
+		"ReplicaMetrics":   p.NewReplicaMetrics("g"),
 	}
 	moved := map[string]string{} // series → the instrument that moved it
 	seen := map[string]bool{}    // metric names

@@ -1,7 +1,9 @@
 # kinformer — see README.md. Every target works on a machine that has only Go.
 GO        ?= go
-# Every Go module in the repo; a module is a directory with a go.mod.
-MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod))
+# Every Go module in the repo; a module is a directory with a go.mod, at the top or one level
+# down, or an adapter under integrations/ (testenv/controlplane, the kube-apiserver's sources,
+# is built by `make controlplane`, not tested).
+MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod integrations/*/go.mod))
 MODULES   := $(patsubst go.mod,.,$(MODULES))
 TESTFLAGS ?= -race -count=1 -timeout 30m
 

@@ -1,0 +1,66 @@
+// Package clientgo presents a kinformer shared informer as client-go's
+// cache.SharedIndexInformer, for libraries and code written against
+// client-go's informer interfaces.
+//
+//	inf, err := clientgo.New(clientgo.Options[*corev1.Pod]{
+//		Informer: informer.Options[*corev1.Pod]{Source: src, ResyncPeriod: time.Minute},
+//	})
+//	var sii cache.SharedIndexInformer = inf // hand it to any client-go consumer
+//
+// New either builds the kinformer informer itself (Options.Informer), so that
+// everything client-go lets a creator configure before Run — SetTransform,
+// SetWatchErrorHandler — works, or wraps one that already exists
+// (Options.Shared, typically from a kube.Factory), whose transform and error
+// handler were fixed when it was made: those two setters then fail.
+//
+// # What client-go users see
+//
+//   - Handlers (AddEventHandler and its variants) get OnAdd, OnUpdate and
+//     OnDelete with the cached objects, typed as T inside an interface{}.
+//     A delete whose final state was missed arrives as
+//     cache.DeletedFinalStateUnknown{Key, Obj}, Obj the last known T, exactly
+//     as client-go delivers it.
+//   - Each registration has its own HasSynced and HasSyncedChecker, true once
+//     the handler has returned from the adds of the initial list (or, for a
+//     handler added later, of the objects cached when it was added).
+//   - Resync periods follow client-go's rules: zero means no resync, periods
+//     under one second are raised to one second, a handler added after Run
+//     resyncs no faster than the informer's resync check period, and an
+//     informer built with no resync period (Options.Informer.ResyncPeriod
+//     zero) resyncs no handler. A wrapped informer (Options.Shared) keeps
+//     kinformer's rule instead: a handler with a period resyncs even if the
+//     informer has no default period.
+//   - GetIndexer and GetStore return a read-only client-go Indexer over the
+//     informer's cache, with its indexes; AddIndexers adds indexes.
+//
+// # The cache is read-only
+//
+// The informer is its cache's only writer. The Indexer returned by GetIndexer
+// answers every read; its writes (Add, Update, Delete, Replace) change nothing
+// and return an error matching ErrReadOnly, since client-go's signatures let
+// them fail. Bookmark, the one write without an error result, panics with a
+// message naming ErrReadOnly: only a reflector calls it, and wiring this cache
+// into a reflector is a programming error. Resync returns nil, as client-go's
+// own informer cache does: it writes nothing. Objects returned are shared
+// with the cache and every handler and must not be mutated, as with
+// client-go.
+//
+// # Where kinformer differs, on purpose
+//
+//   - A handler that panics is recovered and reported (client-go crashes the
+//     process); the panic goes to utilruntime.HandleError, or to
+//     Options.Informer.ErrorHandler when set.
+//   - Every other error that is not a list or watch failure (an object a
+//     transform rejected, an object that could not be keyed) goes there too;
+//     a transform's error skips that one object instead of ending the watch.
+//     List and watch failures go to the watch error handler when client-go
+//     would send them there (SetWatchErrorHandlerWithContext), and are logged
+//     otherwise.
+//   - After a relist, an object found unchanged is notified (OnUpdate, old
+//     and new of one version) only to handlers whose resync is due; client-go
+//     also notifies the handlers of an informer that never resyncs.
+//   - A slow handler's backlog is bounded: past a threshold, its pending
+//     notifications for one object are merged (see informer.Shared).
+//   - Removing a registration twice returns nil, as in client-go; removal
+//     stops delivery at once (pending notifications are dropped).
+package clientgo

@@ -20,6 +20,7 @@ import (
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 	"github.com/kinformer/kinformer/reflector"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // FactoryOptions configures NewFactory: the defaults of every informer the
@@ -63,6 +64,13 @@ type FactoryOptions struct {
 	// every object sharing the part).
 	DisableInterning  bool
 	ShareMutableParts bool
+	// Shard is the shard of informers whose InformerOptions leave
+	// Selection.Shard zero: a replica that serves one part of every
+	// resource sets it once here. See Selection.Shard.
+	Shard shard.Set
+	// ShardMetrics, when set, receives the measurements of the shard
+	// filter of every sharded informer, under the informer's name.
+	ShardMetrics metrics.ShardProvider
 }
 
 // InformerOptions select and configure one informer of a Factory. The
@@ -70,7 +78,8 @@ type FactoryOptions struct {
 // informer; the other fields configure it when it is created.
 type InformerOptions[T cache.Object] struct {
 	// Selection says which objects are cached. An empty Namespace means
-	// the factory's; it is ignored for a cluster-scoped resource.
+	// the factory's; it is ignored for a cluster-scoped resource. A zero
+	// Shard means the factory's.
 	Selection
 	// ResyncPeriod, when not zero, replaces the factory's DefaultResync.
 	ResyncPeriod time.Duration
@@ -243,6 +252,9 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	if !res.Namespaced {
 		sel.Namespace = ""
 	}
+	if sel.Shard.IsZero() {
+		sel.Shard = f.opts.Shard
+	}
 	key := Key{Source: kind, Resource: res, Selection: sel}
 	if err := sel.Validate(); err != nil {
 		return nil, fmt.Errorf("kube: informer %s: %w", key, err)
@@ -261,8 +273,12 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 		return inf, nil
 	}
 
-	src, err := newSource(SourceOptions{Selection: sel, HTTPClient: f.httpClient,
-		DisableInterning: f.opts.DisableInterning, ShareMutableParts: f.opts.ShareMutableParts})
+	so := SourceOptions{Selection: sel, HTTPClient: f.httpClient,
+		DisableInterning: f.opts.DisableInterning, ShareMutableParts: f.opts.ShareMutableParts}
+	if !sel.Shard.IsZero() && f.opts.ShardMetrics != nil {
+		so.ShardMetrics = f.opts.ShardMetrics.NewShardMetrics(key.String())
+	}
+	src, err := newSource(so)
 	if err != nil {
 		return nil, fmt.Errorf("kube: informer %s: new source: %w", key, err)
 	}

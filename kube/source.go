@@ -22,6 +22,8 @@ import (
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/metrics"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // Client-side rate limits applied to a source whose rest.Config leaves QPS
@@ -45,6 +47,16 @@ type Selection struct {
 	// string syntax ("app=web,tier!=db", "spec.nodeName=n1").
 	LabelSelector string
 	FieldSelector string
+	// Shard, when not zero, keeps only the objects in these ranges of the
+	// hash of their uid or namespace (KEP-5866; see package shard). It is
+	// sent as shardSelector on every list and watch; a server that
+	// applies it says so in its lists, and one that does not (feature gate
+	// ShardedListAndWatch off, or older than 1.36) sends every object,
+	// which the source then drops itself before anyone sees it: the same
+	// objects are cached either way, but filtering on the client side
+	// saves memory, not bandwidth. The source logs which it is, once and
+	// on every change, and reports it in metrics.ShardMetrics.
+	Shard shard.Set
 }
 
 // Validate parses both selectors and returns an error naming the one that
@@ -72,6 +84,9 @@ func (s Selection) String() string {
 	}
 	if s.FieldSelector != "" {
 		parts = append(parts, "fields="+s.FieldSelector)
+	}
+	if !s.Shard.IsZero() {
+		parts = append(parts, "shard="+s.Shard.String())
 	}
 	return strings.Join(parts, " ")
 }
@@ -122,6 +137,9 @@ type SourceOptions struct {
 	// 10,326/10,339/10,339). Decoding also takes less CPU: each distinct
 	// container, volume or condition run is decoded once. Off by default.
 	ShareMutableParts bool
+	// ShardMetrics are the instruments of the shard filter, when
+	// Selection.Shard is set (see metrics.ShardProvider).
+	ShardMetrics metrics.ShardMetrics
 }
 
 // source implements listwatch.ListerWatcher[T] for one resource. It is
@@ -132,6 +150,7 @@ type source[T cache.Object] struct {
 	namespace string
 	opts      SourceOptions
 	codec     *codec[T]
+	shard     *shardFilter[T] // nil without a Selection.Shard
 }
 
 var _ listwatch.ListerWatcher[*metav1.PartialObjectMetadata] = (*source[*metav1.PartialObjectMetadata])(nil)
@@ -174,6 +193,7 @@ func newSource[T cache.Object](cfg *rest.Config, gvr schema.GroupVersionResource
 	if namespaced {
 		s.namespace = opts.Namespace
 	}
+	s.shard = newShardFilter[T](opts.Shard, s.describe(), opts.ShardMetrics)
 	return s, nil
 }
 
@@ -206,6 +226,9 @@ func (s *source[T]) request(opts listwatch.Options, watch bool) *rest.Request {
 	set("resourceVersionMatch", string(opts.ResourceVersionMatch))
 	set("labelSelector", joinSelectors(s.opts.LabelSelector, opts.LabelSelector))
 	set("fieldSelector", joinSelectors(s.opts.FieldSelector, opts.FieldSelector))
+	if s.shard != nil {
+		set("shardSelector", s.shard.selector)
+	}
 	if opts.TimeoutSeconds > 0 {
 		set("timeoutSeconds", strconv.FormatInt(opts.TimeoutSeconds, 10))
 	}
@@ -237,6 +260,9 @@ func (s *source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch
 	if err != nil {
 		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), err)
 	}
+	if s.shard != nil {
+		page = s.shard.list(body, bytes.HasPrefix(body, protoMagic), page)
+	}
 	return page, nil
 }
 
@@ -246,6 +272,9 @@ func (s *source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch
 // source serves comes out of Next as a *listwatch.DecodeError and the stream
 // stays usable; a stream that cannot be decoded ends with ErrMalformed.
 func (s *source[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatch.Watch[T], error) {
+	if s.shard != nil && opts.SendInitialEvents {
+		s.shard.probe(ctx, s)
+	}
 	u := s.request(opts, true).URL()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -267,6 +296,9 @@ func (s *source[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatc
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	proto := strings.Contains(media, "protobuf")
+	if s.shard != nil {
+		return s.shard.watch(newStreamWatch(ctx, resp.Body, s.codec, proto)), nil
+	}
 	return newStreamWatch(ctx, resp.Body, s.codec, proto), nil
 }
 

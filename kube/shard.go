@@ -1,0 +1,201 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync/atomic"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/internal/objutil"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/metrics"
+	"github.com/kinformer/kinformer/shard"
+)
+
+// This file is the shard filter of a source whose Selection has a Shard
+// (see SourceOptions.Shard): the selector it sends, how it tells whether
+// the server applied it, and the client-side filter it applies either way.
+
+// shardMode says who filters a sharded source's objects. It is reported
+// in a log line when it changes and as metrics.ShardMetrics.ServerSide.
+type shardMode int32
+
+const (
+	// shardModeUnknown: no list has told yet.
+	shardModeUnknown shardMode = iota
+	// shardServerSide: the server applies the shard selector (its lists
+	// carry metadata.shardInfo), so only the shard's objects are sent.
+	shardServerSide
+	// shardClientSide: the server ignores the selector (feature gate
+	// ShardedListAndWatch off, or a server older than 1.36) and sends
+	// every object; the source drops those outside the shard before
+	// anyone sees them. That saves memory, not bandwidth.
+	shardClientSide
+)
+
+func (m shardMode) String() string {
+	switch m {
+	case shardServerSide:
+		return "server-side"
+	case shardClientSide:
+		return "client-side"
+	}
+	return "unknown"
+}
+
+// shardFilter holds a sharded source's shard and what it learnt of the
+// server. It is safe for concurrent use.
+type shardFilter[T cache.Object] struct {
+	set      shard.Set
+	selector string // set.Selector(), the shardSelector parameter
+	name     string // the source, for the log line
+	m        metrics.ShardMetrics
+	mode     atomic.Int32 // a shardMode
+}
+
+// newShardFilter returns nil for the zero Set: no sharding.
+func newShardFilter[T cache.Object](set shard.Set, name string, m metrics.ShardMetrics) *shardFilter[T] {
+	if set.IsZero() {
+		return nil
+	}
+	return &shardFilter[T]{set: set, selector: set.Selector(), name: name, m: m.WithDefaults()}
+}
+
+// setMode records who filters, logging and reporting each change.
+func (f *shardFilter[T]) setMode(m shardMode, why string) {
+	if m == shardServerSide {
+		f.m.ServerSide.Set(1)
+	} else {
+		f.m.ServerSide.Set(0)
+	}
+	if shardMode(f.mode.Swap(int32(m))) == m {
+		return
+	}
+	slog.Info("kinformer shard filter", "source", f.name, "shard", f.set.String(), "mode", m.String(), "why", why)
+}
+
+// list applies the filter to one list page and learns the mode from the
+// response: a list the server filtered says so in metadata.shardInfo.
+func (f *shardFilter[T]) list(body []byte, proto bool, page listwatch.Page[T]) listwatch.Page[T] {
+	if info := listShardInfo(body, proto); info != nil && info.Selector != "" {
+		f.setMode(shardServerSide, "the list carries shardInfo "+info.Selector)
+	} else {
+		f.setMode(shardClientSide, "the list carries no shardInfo: the server ignored the shard selector")
+	}
+	page.Items = f.filter(page.Items)
+	return page
+}
+
+// filter keeps, in place, the items in the shard, counting the others.
+// Items the server should have filtered turn the mode to client-side.
+func (f *shardFilter[T]) filter(items []T) []T {
+	kept := items[:0]
+	for _, o := range items {
+		if f.keep(o) {
+			kept = append(kept, o)
+		}
+	}
+	clear(items[len(kept):])
+	return kept
+}
+
+// keep reports whether o is in the shard, and counts it if not.
+func (f *shardFilter[T]) keep(o T) bool {
+	m, ok := any(o).(shard.Object)
+	if !ok || objutil.IsNil(o) || f.set.Contains(m) { // nil: the reflector's to report
+		return true
+	}
+	f.m.Dropped.Inc()
+	if shardMode(f.mode.Load()) == shardServerSide {
+		f.setMode(shardClientSide, "the server sent an object outside the shard")
+	}
+	return false
+}
+
+// probe learns the mode with a one-object list when no list has told it
+// yet, before a streaming list: the stream itself does not say whether the
+// server filtered it.
+func (f *shardFilter[T]) probe(ctx context.Context, src listwatch.Lister[T]) {
+	if shardMode(f.mode.Load()) != shardModeUnknown {
+		return
+	}
+	_, _ = src.List(ctx, listwatch.Options{Limit: 1}) // the answer, or the next list, sets the mode
+}
+
+// watch wraps w so that it skips the changes of objects outside the shard.
+func (f *shardFilter[T]) watch(w listwatch.Watch[T]) listwatch.Watch[T] {
+	return &shardWatch[T]{Watch: w, f: f}
+}
+
+type shardWatch[T cache.Object] struct {
+	listwatch.Watch[T]
+	f *shardFilter[T]
+}
+
+func (w *shardWatch[T]) Next() (listwatch.Event[T], error) {
+	for {
+		ev, err := w.Watch.Next()
+		if err != nil {
+			return ev, err
+		}
+		switch ev.Type {
+		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
+			if !w.f.keep(ev.Object) {
+				continue
+			}
+		}
+		return ev, nil
+	}
+}
+
+// listShardInfo reads metadata.shardInfo of a list response, protobuf or
+// JSON, without decoding its items; nil when it has none.
+func listShardInfo(body []byte, proto bool) *metav1.ShardInfo {
+	var lm metav1.ListMeta
+	if proto {
+		env, err := parseEnvelope(body)
+		if err != nil {
+			return nil
+		}
+		f := protoFields{b: env.raw}
+		for {
+			num, typ, val, ok, err := f.next()
+			if err != nil || !ok {
+				return nil
+			}
+			if num == 1 && typ == wireBytes { // every List type's metadata
+				if lm.Unmarshal(val) != nil {
+					return nil
+				}
+				return lm.ShardInfo
+			}
+		}
+	}
+	// The apiserver writes metadata before items; reading up to it costs
+	// little. A body with items first costs a copy of them.
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if t == "metadata" {
+			if dec.Decode(&lm) != nil {
+				return nil
+			}
+			return lm.ShardInfo
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return nil
+}

@@ -25,12 +25,16 @@ type GetOptions struct {
 // errNoResource is what a command without a resource says, with a hint,
 // as kubectl does.
 func errNoResource(verb string) error {
-	return &UserError{Message: fmt.Sprintf("no resource type given: name the type of resource to %[1]s, as in `kinformer %[1]s pods` or `kinformer %[1]s deploy,cm -A`.\n"+
-		"A plural, singular, kind or short name works, custom resources' included; `kubectl api-resources` lists the types the server has.", verb)}
+	doing := verb
+	if verb == "stats" {
+		doing = "show the statistics of"
+	}
+	return &UserError{Message: fmt.Sprintf("no resource type given: name the type of resource to %[2]s, as in `kinformer %[1]s pods` or `kinformer %[1]s deploy,cm -A`.\n"+
+		"A plural, singular, kind or short name works, custom resources' included; `kubectl api-resources` lists the types the server has.", verb, doing)}
 }
 
-// resourceArgs is the cobra.PositionalArgs of get and watch: at least one
-// resource.
+// resourceArgs is the cobra.PositionalArgs of get, watch and stats: at
+// least one resource.
 func resourceArgs(verb string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) == 0 {

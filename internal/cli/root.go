@@ -117,7 +117,7 @@ Only metadata is cached unless --full is given.`,
 		Example: `  kinformer stats pods,configmaps -A
   kinformer stats deploy -n web --once
   kinformer stats pods -A -o json | jq .objects`,
-		Args: cobra.MinimumNArgs(1),
+		Args: resourceArgs("stats"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return RunStats(cmd.Context(), streams, global, opts, args)
 		},

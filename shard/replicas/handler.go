@@ -1,0 +1,119 @@
+package replicas
+
+import (
+	"sync"
+
+	"github.com/kinformer/kinformer/cache"
+)
+
+// Handler is told about the objects a replica owns: their changes, and
+// the changes of their ownership, each as what it is. An object that moves
+// to another replica is released, never deleted; one that moves here is
+// acquired, never added.
+//
+// Calls to one Handler are made one at a time, whatever range the object
+// is in. For one object, they come in the order of its changes: OnAcquire
+// (or OnAdd), then OnUpdate, then OnDelete or OnRelease. Objects are shared
+// with the cache and must not be mutated.
+type Handler[T cache.Object] interface {
+	// OnAdd: obj was created in a range this replica owns.
+	OnAdd(obj T)
+	// OnUpdate: an owned object changed. A resync calls it with both
+	// arguments of the same resource version.
+	OnUpdate(oldObj, newObj T)
+	// OnDelete: an owned object was deleted. stateUnknown is true when the
+	// deletion itself was missed (a relist no longer found it); obj is then
+	// the last state known.
+	OnDelete(obj T, stateUnknown bool)
+	// OnAcquire: obj is now owned by this replica, because the range it is
+	// in was acquired (at start, every object of the replica's share is).
+	// Its range is synced: every object of it is acquired before the range
+	// counts as owned.
+	OnAcquire(obj T)
+	// OnRelease: obj is no longer owned by this replica, because its range
+	// went to another replica, which had synced it first (or because the
+	// replica is leaving). obj is its last cached state. Notifications of
+	// the range still pending when it is released are dropped: OnRelease
+	// is the last call for the object.
+	OnRelease(obj T)
+}
+
+// HandlerFuncs is a Handler built from functions; nil functions are
+// skipped. The zero value ignores every notification.
+type HandlerFuncs[T cache.Object] struct {
+	AddFunc     func(obj T)
+	UpdateFunc  func(oldObj, newObj T)
+	DeleteFunc  func(obj T, stateUnknown bool)
+	AcquireFunc func(obj T)
+	ReleaseFunc func(obj T)
+}
+
+// OnAdd calls AddFunc if it is set.
+func (h HandlerFuncs[T]) OnAdd(obj T) {
+	if h.AddFunc != nil {
+		h.AddFunc(obj)
+	}
+}
+
+// OnUpdate calls UpdateFunc if it is set.
+func (h HandlerFuncs[T]) OnUpdate(oldObj, newObj T) {
+	if h.UpdateFunc != nil {
+		h.UpdateFunc(oldObj, newObj)
+	}
+}
+
+// OnDelete calls DeleteFunc if it is set.
+func (h HandlerFuncs[T]) OnDelete(obj T, stateUnknown bool) {
+	if h.DeleteFunc != nil {
+		h.DeleteFunc(obj, stateUnknown)
+	}
+}
+
+// OnAcquire calls AcquireFunc if it is set.
+func (h HandlerFuncs[T]) OnAcquire(obj T) {
+	if h.AcquireFunc != nil {
+		h.AcquireFunc(obj)
+	}
+}
+
+// OnRelease calls ReleaseFunc if it is set.
+func (h HandlerFuncs[T]) OnRelease(obj T) {
+	if h.ReleaseFunc != nil {
+		h.ReleaseFunc(obj)
+	}
+}
+
+// serial is one Handler added to an Informer: its calls, from the
+// delivery goroutines of every range and from releases, are made one at
+// a time.
+type serial[T cache.Object] struct {
+	// mu is held during each call to h.
+	mu sync.Mutex
+	h  Handler[T]
+}
+
+func (s *serial[T]) call(fn func(Handler[T])) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.h)
+}
+
+// rangeHandler adapts a serial to the handler of one range's shared
+// informer: the adds of its initial list are acquisitions.
+type rangeHandler[T cache.Object] struct{ s *serial[T] }
+
+func (r rangeHandler[T]) OnAdd(obj T, initial bool) {
+	if initial {
+		r.s.call(func(h Handler[T]) { h.OnAcquire(obj) })
+		return
+	}
+	r.s.call(func(h Handler[T]) { h.OnAdd(obj) })
+}
+
+func (r rangeHandler[T]) OnUpdate(oldObj, newObj T) {
+	r.s.call(func(h Handler[T]) { h.OnUpdate(oldObj, newObj) })
+}
+
+func (r rangeHandler[T]) OnDelete(obj T, stateUnknown bool) {
+	r.s.call(func(h Handler[T]) { h.OnDelete(obj, stateUnknown) })
+}

@@ -1,0 +1,221 @@
+package controllerruntime
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/integrations/clientgo"
+	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// entry is one informer of the cache: a kinformer shared informer of some
+// Go type T, seen through client.Object so the cache can hold every type in
+// one map. Reads return the cached objects themselves (shared: the reader
+// deep-copies them unless told not to).
+type entry interface {
+	// informer is the informer handed to controller-runtime (the clientgo
+	// adapter, which implements cache.Informer).
+	informer() crcache.Informer
+	get(namespace, name string) (client.Object, bool)
+	// list returns the objects of namespace ("" for every namespace).
+	list(namespace string) []client.Object
+	byIndex(index, value string) ([]client.Object, error)
+	// indexed reports whether obj has value under index.
+	indexed(index, value string, obj client.Object) (bool, error)
+	run(ctx context.Context)
+	hasSynced() bool
+	// waitSynced blocks until the informer has synced or ctx is done, and
+	// reports whether it synced.
+	waitSynced(ctx context.Context) bool
+}
+
+// typedEntry is an entry over an informer of T.
+type typedEntry[T client.Object] struct {
+	sii *clientgo.SharedIndexInformer[T]
+}
+
+// entryConfig is what an informer is made from.
+type entryConfig struct {
+	restConfig *rest.Config
+	httpClient *http.Client
+	gvk        schema.GroupVersionKind
+	mapping    *meta.RESTMapping
+	namespace  string // "" for all, or a cluster-scoped resource
+	label      string
+	field      string
+	resync     time.Duration
+	transform  toolscache.TransformFunc
+	watchErr   toolscache.WatchErrorHandlerWithContext
+	// prepare, when set, runs on every object before the user's transform
+	// (metadata-only objects get their real kind there).
+	prepare func(client.Object)
+}
+
+func (c entryConfig) sourceOptions() kube.SourceOptions {
+	return kube.SourceOptions{
+		Selection:  kube.Selection{Namespace: c.namespace, LabelSelector: c.label, FieldSelector: c.field},
+		HTTPClient: c.httpClient,
+	}
+}
+
+// resyncPeriod spreads informers' resyncs over ±10% of the period, as
+// controller-runtime does, so they do not all come at once.
+func resyncPeriod(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.9 + rand.Float64()/5))
+}
+
+func newTypedEntry[T client.Object](cfg entryConfig, src listwatch.ListerWatcher[T]) (*typedEntry[T], error) {
+	var prepare func(T) (T, error)
+	if cfg.prepare != nil {
+		prepare = func(obj T) (T, error) { cfg.prepare(obj); return obj, nil }
+	}
+	sii, err := clientgo.New(clientgo.Options[T]{Informer: informer.Options[T]{
+		Name:         cfg.gvk.String(),
+		Source:       src,
+		ResyncPeriod: resyncPeriod(cfg.resync),
+		Indexers:     cache.Indexers[T]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[T]},
+		Transform:    prepare,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if cfg.transform != nil {
+		if err := sii.SetTransform(cfg.transform); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.watchErr != nil {
+		if err := sii.SetWatchErrorHandlerWithContext(cfg.watchErr); err != nil {
+			return nil, err
+		}
+	}
+	return &typedEntry[T]{sii: sii}, nil
+}
+
+func (e *typedEntry[T]) informer() crcache.Informer { return e.sii }
+func (e *typedEntry[T]) run(ctx context.Context)    { e.sii.RunWithContext(ctx) }
+func (e *typedEntry[T]) hasSynced() bool            { return e.sii.HasSynced() }
+func (e *typedEntry[T]) waitSynced(ctx context.Context) bool {
+	return e.sii.Shared().WaitForCacheSync(ctx)
+}
+
+func (e *typedEntry[T]) get(namespace, name string) (client.Object, bool) {
+	obj, ok := e.sii.Shared().Cache().GetByNamespaceName(namespace, name)
+	return obj, ok
+}
+
+func (e *typedEntry[T]) list(namespace string) []client.Object {
+	c := e.sii.Shared().Cache()
+	if namespace == "" {
+		return upcast(c.List())
+	}
+	objs, _ := c.ByIndex(cache.NamespaceIndex, namespace) // the index always exists
+	return upcast(objs)
+}
+
+func (e *typedEntry[T]) byIndex(index, value string) ([]client.Object, error) {
+	objs, err := e.sii.Shared().Cache().ByIndex(index, value)
+	if err != nil {
+		return nil, fmt.Errorf("index with name %s does not exist", index)
+	}
+	return upcast(objs), nil
+}
+
+func (e *typedEntry[T]) indexed(index, value string, obj client.Object) (bool, error) {
+	f, ok := e.sii.Shared().Cache().GetIndexers()[index]
+	if !ok {
+		return false, fmt.Errorf("index with name %s does not exist", index)
+	}
+	vals, err := f(obj.(T))
+	if err != nil {
+		return false, err
+	}
+	for _, v := range vals {
+		if v == value {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func upcast[T client.Object](objs []T) []client.Object {
+	out := make([]client.Object, len(objs))
+	for i, o := range objs {
+		out[i] = o
+	}
+	return out
+}
+
+// newEntry makes the informer for obj's kind: a typed kinformer source for
+// the built-in types it knows (protobuf, interned strings), a dynamic one for
+// unstructured objects, a metadata one for PartialObjectMetadata, and for any
+// other Go type (custom resources) a dynamic source whose objects are
+// converted into that type.
+func newEntry(cfg entryConfig, obj runtime.Object, scheme *runtime.Scheme) (entry, error) {
+	switch obj.(type) {
+	case runtime.Unstructured:
+		src, err := kube.Dynamic(cfg.restConfig, cfg.mapping.Resource, cfg.sourceOptions())
+		if err != nil {
+			return nil, err
+		}
+		return newTypedEntry(cfg, src)
+	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
+		src, err := kube.Metadata(cfg.restConfig, cfg.mapping.Resource, cfg.sourceOptions())
+		if err != nil {
+			return nil, err
+		}
+		gvk := cfg.gvk
+		cfg.prepare = func(o client.Object) { o.GetObjectKind().SetGroupVersionKind(gvk) }
+		return newTypedEntry(cfg, src)
+	}
+	if mk, ok := builtinEntries[cfg.gvk]; ok {
+		return mk(cfg)
+	}
+	return newConvertedEntry(cfg, scheme)
+}
+
+// newConvertedEntry serves a Go type kinformer has no typed source for
+// (typically a custom resource's) from a dynamic source, converting each
+// object into a new object of that type before it is cached.
+func newConvertedEntry(cfg entryConfig, scheme *runtime.Scheme) (entry, error) {
+	src, err := kube.Dynamic(cfg.restConfig, cfg.mapping.Resource, cfg.sourceOptions())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := scheme.New(cfg.gvk); err != nil {
+		return nil, err
+	}
+	gvk := cfg.gvk
+	convert := func(u *unstructured.Unstructured) (client.Object, error) {
+		o, err := scheme.New(gvk)
+		if err != nil {
+			return nil, err
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, o); err != nil {
+			return nil, fmt.Errorf("convert %s %s/%s: %w", gvk.Kind, u.GetNamespace(), u.GetName(), err)
+		}
+		co, ok := o.(client.Object)
+		if !ok {
+			return nil, fmt.Errorf("%T is not a client.Object", o)
+		}
+		co.GetObjectKind().SetGroupVersionKind(gvk)
+		return co, nil
+	}
+	return newTypedEntry[client.Object](cfg, mapSource[*unstructured.Unstructured, client.Object]{src: src, convert: convert})
+}

@@ -3,6 +3,7 @@
 // end-to-end tests cause, by hand.
 //
 //	go run ./cmd/controlplane build                  # build and cache the binaries, print where
+//	go run ./cmd/controlplane assets [-dir DIR]      # a KUBEBUILDER_ASSETS directory for envtest
 //	go run ./cmd/controlplane up [-kubeconfig PATH]  # run until Ctrl-C or SIGTERM
 //	go run ./cmd/controlplane restart-apiserver [-down 20s]  # in another shell, while up runs
 //	go run ./cmd/controlplane stop-apiserver | start-apiserver | compact
@@ -49,6 +50,7 @@ const usage = `usage: controlplane <command> [flags]
 
 commands:
   build              build the etcd and kube-apiserver binaries (cached; fast when up to date)
+  assets             write a directory for controller-runtime's envtest (KUBEBUILDER_ASSETS)
   up                 start etcd and kube-apiserver on 127.0.0.1 and run until interrupted
 
 faults, for a running up (from another shell, or typed into up):
@@ -67,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "build":
 		return build(ctx, args[1:], stdout, stderr)
+	case "assets":
+		return assets(ctx, args[1:], stdout, stderr)
 	case "up":
 		return up(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "restart-apiserver", "stop-apiserver", "start-apiserver", "compact":
@@ -98,6 +102,23 @@ func build(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// The time a person waited: since make (or gorun) started, compiling included.
 	fmt.Fprintf(stdout, "etcd:           %s\nkube-apiserver: %s\nready in %s (%s)\n",
 		bins.Etcd, bins.APIServer, time.Since(goprogress.Started()).Round(100*time.Millisecond), how)
+	return nil
+}
+
+// assets writes a directory envtest can take as KUBEBUILDER_ASSETS and prints the export
+// line for it.
+func assets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("assets", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "the `directory` to write (default: assets in the build cache)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	path, err := testenv.WriteAssets(ctx, testenv.AssetsOptions{Dir: *dir, Build: testenv.BuildOptions{Progress: stderr}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "export KUBEBUILDER_ASSETS=%s\n", path)
 	return nil
 }
 

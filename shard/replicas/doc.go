@@ -19,9 +19,48 @@
 // OnUpdate, OnDelete) and of ownership changes as such: OnAcquire when an
 // object's range is acquired, OnRelease when it is given away. A release is
 // never a delete, an acquisition never an add. Owns is the per-object check
-// to call before acting, for controllers that cannot tolerate the handoff
-// window of a handoff.
+// to call before acting, for controllers that cannot tolerate the window
+// of a handoff, when two replicas own a range.
 //
-// Assign is the deterministic split of the hash space between replicas
-// that a group of them computes from its member set.
+// # Groups of replicas
+//
+// A Group makes replicas agree on who owns what, with Kubernetes itself as
+// the coordination engine and no consensus of its own:
+//
+//   - Membership. Each replica holds a coordination.k8s.io/v1 Lease named
+//     after the group and itself (label GroupLabel), renewed every
+//     RenewPeriod, and reads the group's Leases every PollPeriod to know
+//     the members. A member whose Lease has not been renewed for half a
+//     LeaseDuration (as this replica observes it, on its own clock) is left
+//     out of the split; its claims stand until a full LeaseDuration has
+//     passed.
+//   - Assignment. The hash space is cut into Slots equal ranges, split
+//     between the members by Assign, a pure function of the member set:
+//     every replica computes the same split, and a join or a leave moves
+//     close to the fewest ranges possible.
+//   - Handoff. A replica acquires the ranges assigned to it; once a range
+//     is owned (synced, and its objects handed to every handler) it claims
+//     it in its Lease (annotation shard.kinformer.io/ranges). A replica
+//     releases a range no longer assigned to it only once the Lease of the
+//     range's new owner claims it. Every object thus has at least one owner
+//     at all times, and two only during the handoff window: from the
+//     gainer's claim until the loser has seen it (its next poll of the
+//     Leases, at most PollPeriod later) and released the range (its
+//     handlers' OnRelease calls). Owns is false on the loser from the
+//     moment it starts releasing.
+//   - Failure. A replica that dies without a goodbye stops renewing its
+//     Lease. Half a LeaseDuration later the others leave it out of the
+//     split and acquire its ranges; its claims lapse a full LeaseDuration
+//     after its last renewal. If one sync of its ranges takes less than
+//     half a LeaseDuration, its ranges are claimed again before its claims
+//     lapse, so even a crash leaves no object without an owner. A replica
+//     that cannot renew its own Lease for a LeaseDuration considers its
+//     claims lapsed: Owns answers false until it renews again.
+//   - Leaving. A replica whose Run ends marks its Lease as leaving, waits
+//     (up to a LeaseDuration) until the others have claimed its ranges,
+//     releases them and deletes its Lease.
+//
+// Metrics (metrics.ReplicaMetrics, through GroupOptions.Metrics): members,
+// ranges and objects owned, ranges acquired and released, time to converge
+// after a change of the member set.
 package replicas

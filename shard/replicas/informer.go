@@ -75,8 +75,10 @@ type Informer[T shard.Member] struct {
 	// owned is the snapshot reads use: the owned ranges, in order.
 	owned atomic.Pointer[[]*part[T]]
 	// fence, when set (by a Group), vetoes Owns while the replica's claims
-	// may have lapsed.
-	fence atomic.Pointer[func() bool]
+	// may have lapsed; notify, when set, is called after each change of the
+	// owned ranges (it must not block).
+	fence  atomic.Pointer[func() bool]
+	notify atomic.Pointer[func()]
 
 	// mu guards the fields below.
 	mu       sync.Mutex
@@ -363,6 +365,15 @@ func (i *Informer[T]) publishLocked() {
 	i.owned.Store(&owned)
 	close(i.changed)
 	i.changed = make(chan struct{})
+	if n := i.notify.Load(); n != nil {
+		(*n)()
+	}
+}
+
+// attach is how a Group hands the informer its fence and its wake-up.
+func (i *Informer[T]) attach(fence func() bool, notify func()) {
+	i.fence.Store(&fence)
+	i.notify.Store(&notify)
 }
 
 // changes returns a channel closed at the next change of the owned

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,6 +39,8 @@ type world struct {
 	lists map[shard.Set]int
 	// hold, when set for a shard, blocks that shard's lists until closed.
 	hold map[shard.Set]chan struct{}
+	// delay is how long every list takes (on the bubble's clock).
+	delay time.Duration
 }
 
 func newWorld(t *testing.T, n int) *world {
@@ -75,8 +78,11 @@ type countingSource struct {
 func (c *countingSource) list(ctx context.Context) error {
 	c.w.mu.Lock()
 	c.w.lists[c.set]++
-	hold := c.w.hold[c.set]
+	hold, delay := c.w.hold[c.set], c.w.delay
 	c.w.mu.Unlock()
+	if delay > 0 {
+		time.Sleep(delay)
+	}
 	if hold != nil {
 		select {
 		case <-hold:

@@ -1,0 +1,82 @@
+package podsummary
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Result is what one run of the controller saw.
+type Result struct {
+	// Summaries holds the last summary of each reconciled pod, by
+	// namespace/name.
+	Summaries map[string]string
+	// Elapsed is the time from the manager's start until every wanted pod
+	// had been reconciled once.
+	Elapsed time.Duration
+}
+
+// Run runs a manager with the Reconciler, its cache made by newCache (nil:
+// controller-runtime's default), until the pods the selection names have all
+// been reconciled (want of them), and returns what it saw. cfg is the
+// cluster's config; the manager serves no metrics or probes.
+func Run(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, want int) (Result, error) {
+	mgr, err := manager.New(cfg, manager.Options{
+		NewCache:               newCache,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Several managers run one after the other in one process.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	var mu sync.Mutex
+	res := Result{Summaries: map[string]string{}}
+	all := make(chan struct{})
+	start := time.Now()
+	r := &Reconciler{Client: mgr.GetClient(), Report: func(req reconcile.Request, summary string) {
+		mu.Lock()
+		defer mu.Unlock()
+		res.Summaries[req.String()] = summary
+		if len(res.Summaries) == want && res.Elapsed == 0 {
+			res.Elapsed = time.Since(start)
+			close(all)
+		}
+	}}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := r.SetupWithManager(runCtx, mgr); err != nil {
+		return Result{}, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(runCtx) }()
+	select {
+	case <-all:
+	case err := <-done:
+		if err == nil {
+			err = errors.New("manager stopped before every pod was reconciled")
+		}
+		return Result{}, err
+	case <-ctx.Done():
+		cancel()
+		<-done
+		return Result{}, ctx.Err()
+	}
+	cancel()
+	if err := <-done; err != nil {
+		return Result{}, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return res, nil
+}

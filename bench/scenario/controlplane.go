@@ -68,6 +68,12 @@ type ChildResult struct {
 	// been handed every pod.
 	Millis float64 `json:"millis"`
 	Digest string  `json:"digest"`
+	// PeakRSSKB is the child's own peak resident set size (VmHWM of
+	// /proc/self/status, read just before it reports), 0 where there is no
+	// /proc. Its rusage is not used where this is known: Linux starts a
+	// child's ru_maxrss at its parent's RSS (see timeProcess), which would
+	// floor both sides at the bench process's size.
+	PeakRSSKB int64 `json:"peakRSSKB,omitempty"`
 }
 
 // ControlPlaneOptions configures RunControlPlane.
@@ -232,6 +238,9 @@ func runChild(ctx context.Context, self string, side Side, kubeconfig string, po
 	if err := json.Unmarshal(out, &res); err != nil {
 		return ChildResult{}, 0, fmt.Errorf("child output %q: %w", out, err)
 	}
+	if res.PeakRSSKB > 0 {
+		return res, float64(res.PeakRSSKB) / 1024, nil
+	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return ChildResult{}, 0, errors.New("no rusage for the child")
@@ -283,6 +292,9 @@ func RunChild(ctx context.Context) (bool, error) {
 	res, err := syncFromServer(ctx, side, os.Getenv(ChildKubeconfigEnv), pods, synced)
 	if err = errors.Join(err, profErr); err != nil {
 		return true, err
+	}
+	if kb, ok := readVmHWM("/proc/self/status"); ok {
+		res.PeakRSSKB = kb
 	}
 	return true, json.NewEncoder(os.Stdout).Encode(res)
 }

@@ -291,6 +291,17 @@ func (g *Group) Run(ctx context.Context) error {
 
 	tick := g.opts.Clock.NewTicker(g.opts.PollPeriod)
 	defer tick.Stop()
+	// Join: write the Lease first and split only from the next poll on, so
+	// that replicas started together see each other before they split
+	// (rather than each taking everything for a moment).
+	for ctx.Err() == nil && g.mine == nil {
+		g.observe(ctx)
+		g.writeLease(ctx, nil)
+		select {
+		case <-ctx.Done():
+		case <-tick.C():
+		}
+	}
 	for ctx.Err() == nil {
 		g.step(ctx, owners)
 		select {

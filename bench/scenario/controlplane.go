@@ -62,6 +62,12 @@ const (
 	ExperimentDropManagedFieldsEnv = "KINFORMER_BENCH_EXPERIMENT_DROP_MANAGED_FIELDS"
 )
 
+// OursShared is kinformer's side of scenario 7 with
+// kube.SourceOptions.ShareMutableParts on: pods share byte-identical
+// containers, volumes and conditions (about half a pod's memory; see the
+// pod-memory-shared scenario). Its lines carry the "-shared" suffix.
+const OursShared Side = "ours-shared"
+
 // ChildResult is what a child reports on its standard output.
 type ChildResult struct {
 	// Millis is the time from the informer's start until the handler has
@@ -175,9 +181,9 @@ func RunControlPlane(ctx context.Context, opts ControlPlaneOptions) ([]Report, e
 	times, rss := map[Side][]float64{}, map[Side][]float64{}
 	var digest string
 	for i := range opts.Count {
-		order := Sides
+		order := []Side{Ours, ClientGo, OursShared}
 		if i%2 == 1 {
-			order = []Side{ClientGo, Ours}
+			order = []Side{OursShared, ClientGo, Ours}
 		}
 		for _, side := range order {
 			if opts.Settle > 0 {
@@ -209,9 +215,14 @@ func RunControlPlane(ctx context.Context, opts ControlPlaneOptions) ([]Report, e
 		r.Met = r.Ratio <= target
 		return r
 	}
+	shared := func(v map[Side][]float64) map[Side][]float64 {
+		return map[Side][]float64{Ours: v[OursShared], ClientGo: v[ClientGo]}
+	}
 	reports := []Report{
 		report("controlplane-sync-time", "ms", 0.6, times),
 		report("controlplane-sync-rss", "MB", 0.6, rss),
+		report("controlplane-sync-time-shared", "ms", 0.6, shared(times)),
+		report("controlplane-sync-rss-shared", "MB", 0.6, shared(rss)),
 	}
 	cli, err := runCLIPair(ctx, opts, []string{self}, kubeconfig, max(have, opts.Pods), say)
 	if err != nil {
@@ -318,13 +329,13 @@ func syncFromServer(ctx context.Context, side Side, kubeconfig string, want int,
 		wait   func()
 	)
 	switch side {
-	case Ours:
+	case Ours, OursShared:
 		cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: kubeconfig})
 		if err != nil {
 			return ChildResult{}, err
 		}
 		start = time.Now()
-		src, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{})
+		src, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{ShareMutableParts: side == OursShared})
 		if err != nil {
 			return ChildResult{}, err
 		}

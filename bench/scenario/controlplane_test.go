@@ -41,7 +41,7 @@ func TestControlPlaneSidesSyncTheSamePods(t *testing.T) {
 		t.Fatal(err)
 	}
 	digests := map[Side]string{}
-	for _, side := range Sides {
+	for _, side := range []Side{Ours, ClientGo, OursShared} {
 		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestControlPlaneChild$")
 		cmd.Env = append(os.Environ(),
 			ChildSideEnv+"="+string(side),
@@ -56,9 +56,12 @@ func TestControlPlaneSidesSyncTheSamePods(t *testing.T) {
 			t.Fatalf("%s child output %q: %v", side, out, err)
 		}
 		digests[side] = res.Digest
+		if res.PeakRSSKB <= 0 {
+			t.Errorf("%s child reported no peak RSS", side)
+		}
 	}
-	if digests[Ours] != digests[ClientGo] {
-		t.Fatalf("caches differ: ours %s, client-go %s", digests[Ours], digests[ClientGo])
+	if digests[Ours] != digests[ClientGo] || digests[OursShared] != digests[ClientGo] {
+		t.Fatalf("caches differ: ours %s, ours with shared parts %s, client-go %s", digests[Ours], digests[OursShared], digests[ClientGo])
 	}
 	t.Logf("both sides: %s", digests[Ours])
 }

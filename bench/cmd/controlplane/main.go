@@ -11,6 +11,10 @@
 // clientgo= for the library. -cli-only runs that pair alone.
 //
 //	go run ./cmd/controlplane [-pods 20000] [-count 5] [-cli-only] [-json results/controlplane.json]
+//
+// -shard runs the sharding scenarios instead, shard-rss and
+// shard-converge, on a control plane with the ShardedListAndWatch feature
+// gate on (-shard-client-side: off); see scenario.RunShard.
 package main
 
 import (
@@ -37,6 +41,13 @@ func main() {
 		}
 		return
 	}
+	if child, err := scenario.RunShardChild(ctx); child {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "controlplane shard child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "controlplane:", err)
 		os.Exit(1)
@@ -53,8 +64,34 @@ func run(ctx context.Context) error {
 		prof    = flag.String("profile", "", "make each child write cpu-SIDE.prof and heap-SIDE.prof in this directory")
 		settle  = flag.Duration("settle", scenario.DefaultSettle, "pause before each run, so the server has finished with the previous one (negative: none)")
 		cliOnly = flag.Bool("cli-only", false, "run only the second pair: `kinformer get pods -A -o name` against the library's metadata informer")
+		// Sharding scenarios (scenario.RunShard).
+		shardRun   = flag.Bool("shard", false, "run the sharding scenarios shard-rss and shard-converge instead (-count defaults to 3 then)")
+		shardNoSrv = flag.Bool("shard-client-side", false, "with -shard: the feature gate off, sources filter on the client side")
 	)
 	flag.Parse()
+	if *shardRun {
+		n, dest := 0, "results/controlplane-shard.json"
+		flag.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "count":
+				n = *count
+			case "json":
+				dest = *out
+			}
+		})
+		reports, err := scenario.RunShard(ctx, scenario.ShardOptions{
+			Pods: *pods, Count: n, Kubeconfig: *kcfg, ClientSide: *shardNoSrv, Settle: *settle,
+			Progress: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) },
+		})
+		if err != nil {
+			return err
+		}
+		printReports(reports)
+		if dest == "" {
+			return nil
+		}
+		return writeJSON(dest, *pods, reports)
+	}
 	reports, err := scenario.RunControlPlane(ctx, scenario.ControlPlaneOptions{
 		Pods:       *pods,
 		Count:      *count,

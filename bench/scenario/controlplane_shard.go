@@ -1,0 +1,609 @@
+package scenario
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	cgcache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/shard"
+	"github.com/kinformer/kinformer/shard/replicas"
+	"github.com/kinformer/kinformer/testenv"
+)
+
+// Sharding scenarios, against a control plane whose apiserver has the
+// ShardedListAndWatch feature gate on (unless ShardOptions.ClientSide).
+//
+// shard-rss: one replica of N (N = 1, 2, 4) syncs its share of the pods,
+// range 0 of shard.Split(N), in a child process, through kinformer (a kube
+// source with Selection.Shard) and through client-go (its informer factory
+// with ListOptions.ShardSelector set to the same selector). Lines:
+//
+//	shard-rss-nN          peak RSS, ours against client-go
+//	shard-sync-nN         sync time, ours against client-go
+//	shard-rss-nN-vs-n1    ours= our peak RSS at N, clientgo= ours at N=1;
+//	                      the target is the issue's: at most 1.3/N
+//
+// shard-converge: three replica children (replicas.Group and Informer over
+// the pods, 8 ranges, Leases of ShardLeaseDuration) share the pods; one is
+// killed with SIGKILL, and the parent times, from the kill, until every
+// range is claimed again by a live replica (owned, so synced, elsewhere).
+// ours= is that time; clientgo= is the bound for it, the Lease
+// duration plus one sync of the moved ranges (a kinformer child syncing the
+// victim's ranges alone, measured in the same run): client-go has no
+// sharded handoff to compare with. The target: ratio at most 1. A new
+// replica then joins before the next run.
+
+// Environment of the shard children.
+const (
+	// ChildShardSideEnv names the side of a shard-rss child (ours or
+	// clientgo), ChildShardEnv its shard (shard.ParseSet's form) and
+	// ChildShardWantEnv the number of pods in it.
+	ChildShardSideEnv = "KINFORMER_BENCH_CHILD_SHARD_SIDE"
+	ChildShardEnv     = "KINFORMER_BENCH_CHILD_SHARD"
+	ChildShardWantEnv = "KINFORMER_BENCH_CHILD_SHARD_WANT"
+	// ChildReplicaEnv, set to an identity, makes the child a replica of
+	// the shard-converge group until it is killed.
+	ChildReplicaEnv = "KINFORMER_BENCH_CHILD_REPLICA"
+)
+
+// Settings of the shard-converge group.
+const (
+	ShardLeaseDuration = 4 * time.Second
+	shardRenew         = 500 * time.Millisecond
+	shardPoll          = 250 * time.Millisecond
+	shardSlots         = 8
+	shardGroup         = "bench"
+	shardLeaseNS       = "default"
+)
+
+// ShardOptions configure RunShard.
+type ShardOptions struct {
+	// Pods to create and shard. Default 20,000.
+	Pods int
+	// Count of runs per side and N, and of kills. Default 3.
+	Count int
+	// Replicas are the N of shard-rss. Default 1, 2, 4.
+	Replicas []int
+	// Kubeconfig, when set, names a running cluster (with the gate on,
+	// unless ClientSide) instead of starting a control plane.
+	Kubeconfig string
+	// ClientSide starts the control plane with the feature gate off, so
+	// the sources filter on the client side.
+	ClientSide bool
+	// Settle is the pause before each child run (see
+	// ControlPlaneOptions.Settle).
+	Settle time.Duration
+	// Progress, when set, receives progress lines.
+	Progress func(format string, args ...any)
+}
+
+// RunShard measures shard-rss and shard-converge.
+func RunShard(ctx context.Context, opts ShardOptions) ([]Report, error) {
+	if opts.Pods <= 0 {
+		opts.Pods = 20_000
+	}
+	if opts.Count <= 0 {
+		opts.Count = 3
+	}
+	if len(opts.Replicas) == 0 {
+		opts.Replicas = []int{1, 2, 4}
+	}
+	if opts.Settle == 0 {
+		opts.Settle = DefaultSettle
+	}
+	say := opts.Progress
+	if say == nil {
+		say = func(string, ...any) {}
+	}
+	kubeconfig := opts.Kubeconfig
+	var cs kubernetes.Interface
+	if kubeconfig == "" {
+		say("starting the control plane, ShardedListAndWatch=%v", !opts.ClientSide)
+		env, err := testenv.Start(ctx, testenv.Options{Build: testenv.BuildOptions{Progress: os.Stderr},
+			FeatureGates: map[string]bool{"ShardedListAndWatch": !opts.ClientSide}})
+		if err != nil {
+			return nil, err
+		}
+		defer env.Stop()
+		kubeconfig, cs = env.KubeconfigPath(), env.Clientset()
+	} else {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, err
+		}
+		cfg.QPS, cfg.Burst = -1, 0
+		if cs, err = kubernetes.NewForConfig(cfg); err != nil {
+			return nil, err
+		}
+	}
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if len(pods.Items) < opts.Pods {
+		say("creating %d pods", opts.Pods)
+		start := time.Now()
+		if err := createRealisticPods(ctx, cs, opts.Pods); err != nil {
+			return nil, err
+		}
+		say("created %d pods in %v", opts.Pods, time.Since(start).Round(time.Second))
+		if pods, err = cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	countIn := func(set shard.Set) int {
+		n := 0
+		for i := range pods.Items {
+			if set.Contains(&pods.Items[i]) {
+				n++
+			}
+		}
+		return n
+	}
+	pause := func() error {
+		if opts.Settle <= 0 {
+			return nil
+		}
+		select {
+		case <-time.After(opts.Settle):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	var reports []Report
+	oursRSS := map[int][]float64{}
+	for _, n := range opts.Replicas {
+		set, err := shard.NewSet(shard.UID, shard.Split(n)[0])
+		if err != nil {
+			return nil, err
+		}
+		want := countIn(set)
+		times, rss := map[Side][]float64{}, map[Side][]float64{}
+		var digest string
+		for i := range opts.Count {
+			order := Sides
+			if i%2 == 1 {
+				order = []Side{ClientGo, Ours}
+			}
+			for _, side := range order {
+				if err := pause(); err != nil {
+					return nil, err
+				}
+				res, peak, err := runShardChild(ctx, self, side, kubeconfig, set, want)
+				if err != nil {
+					return nil, fmt.Errorf("shard-rss N=%d (%s, run %d): %w", n, side, i+1, err)
+				}
+				if digest == "" {
+					digest = res.Digest
+				} else if res.Digest != digest {
+					return nil, fmt.Errorf("shard-rss N=%d (%s, run %d): %w", n, side, i+1, ErrMismatch)
+				}
+				say("N=%d run %d %-8s %6d pods %8.0f ms  peak RSS %6.1f MB", n, i+1, side, want, res.Millis, peak)
+				times[side] = append(times[side], res.Millis)
+				rss[side] = append(rss[side], peak)
+			}
+		}
+		oursRSS[n] = rss[Ours]
+		reports = append(reports,
+			pairReport(fmt.Sprintf("shard-rss-n%d", n), "MB", 0.6, rss[Ours], rss[ClientGo]),
+			pairReport(fmt.Sprintf("shard-sync-n%d", n), "ms", 0.6, times[Ours], times[ClientGo]))
+	}
+	if base, ok := oursRSS[1]; ok {
+		for _, n := range opts.Replicas {
+			if n > 1 {
+				reports = append(reports, pairReport(fmt.Sprintf("shard-rss-n%d-vs-n1", n), "MB", 1.3/float64(n), oursRSS[n], base))
+			}
+		}
+	}
+
+	conv, err := measureConverge(ctx, opts, self, kubeconfig, cs, countIn, say)
+	if err != nil {
+		return nil, err
+	}
+	return append(reports, conv), nil
+}
+
+// pairReport is a Report of ours against other, with an at-most target.
+func pairReport(name, unit string, target float64, ours, other []float64) Report {
+	r := Report{Name: name, Unit: unit, Target: Target{Op: AtMost, Value: target}.String(),
+		Ours: Summarize(ours), ClientGo: Summarize(other)}
+	r.Ratio = r.Ours.Median / r.ClientGo.Median
+	r.Met = r.Ratio <= target
+	return r
+}
+
+// runShardChild syncs set's pods through side in a child process.
+func runShardChild(ctx context.Context, self string, side Side, kubeconfig string, set shard.Set, want int) (ChildResult, float64, error) {
+	cmd := exec.CommandContext(ctx, self)
+	cmd.Env = append(os.Environ(),
+		ChildShardSideEnv+"="+string(side),
+		ChildKubeconfigEnv+"="+kubeconfig,
+		ChildShardEnv+"="+set.String(),
+		ChildShardWantEnv+"="+strconv.Itoa(want))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return ChildResult{}, 0, fmt.Errorf("child: %w", err)
+	}
+	var res ChildResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return ChildResult{}, 0, fmt.Errorf("child output %q: %w", out, err)
+	}
+	return res, float64(res.PeakRSSKB) / 1024, nil
+}
+
+// RunShardChild is a shard child's whole job: a shard-rss sync
+// (ChildShardSideEnv) or a shard-converge replica (ChildReplicaEnv). It
+// returns false at once in any other process. A command calls it first
+// thing in main, with RunChild.
+func RunShardChild(ctx context.Context) (bool, error) {
+	if id := os.Getenv(ChildReplicaEnv); id != "" {
+		return true, runReplica(ctx, id, os.Getenv(ChildKubeconfigEnv))
+	}
+	side := Side(os.Getenv(ChildShardSideEnv))
+	if side == "" {
+		return false, nil
+	}
+	set, err := shard.ParseSet(os.Getenv(ChildShardEnv))
+	if err != nil {
+		return true, err
+	}
+	want, err := strconv.Atoi(os.Getenv(ChildShardWantEnv))
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", ChildShardWantEnv, err)
+	}
+	res, err := syncShard(ctx, side, os.Getenv(ChildKubeconfigEnv), set, want)
+	if err != nil {
+		return true, err
+	}
+	if kb, ok := readVmHWM("/proc/self/status"); ok {
+		res.PeakRSSKB = kb
+	}
+	return true, json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// syncShard times side's informer of set's pods until its handler has
+// been handed want pods.
+func syncShard(ctx context.Context, side Side, kubeconfig string, set shard.Set, want int) (ChildResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var seen atomic.Int64
+	all := make(chan struct{})
+	count := func() {
+		if seen.Add(1) == int64(want) {
+			close(all)
+		}
+	}
+	if want == 0 {
+		close(all)
+	}
+	var (
+		start  time.Time
+		cached func() []*corev1.Pod
+		wait   func()
+	)
+	switch side {
+	case Ours:
+		cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: kubeconfig})
+		if err != nil {
+			return ChildResult{}, err
+		}
+		start = time.Now()
+		src, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{Selection: kube.Selection{Shard: set}})
+		if err != nil {
+			return ChildResult{}, err
+		}
+		inf, err := informer.NewShared(informer.Options[*corev1.Pod]{Source: src})
+		if err != nil {
+			return ChildResult{}, err
+		}
+		if _, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{AddFunc: func(*corev1.Pod, bool) { count() }},
+			informer.HandlerOptions{}); err != nil {
+			return ChildResult{}, err
+		}
+		done := make(chan struct{})
+		go func() { defer close(done); _ = inf.Run(ctx) }()
+		cached = func() []*corev1.Pod { return inf.Cache().List() }
+		wait = func() { cancel(); <-done }
+	case ClientGo:
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return ChildResult{}, err
+		}
+		start = time.Now()
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return ChildResult{}, err
+		}
+		selector := set.Selector()
+		f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.ShardSelector = selector }))
+		inf := f.Core().V1().Pods().Informer()
+		if _, err := inf.AddEventHandler(cgcache.ResourceEventHandlerFuncs{AddFunc: func(any) { count() }}); err != nil {
+			return ChildResult{}, err
+		}
+		f.Start(ctx.Done())
+		cached = func() []*corev1.Pod {
+			var out []*corev1.Pod
+			for _, o := range inf.GetIndexer().List() {
+				out = append(out, o.(*corev1.Pod))
+			}
+			return out
+		}
+		wait = func() { cancel(); f.Shutdown() }
+	default:
+		return ChildResult{}, fmt.Errorf("unknown side %q", side)
+	}
+	select {
+	case <-all:
+	case <-ctx.Done():
+		return ChildResult{}, ctx.Err()
+	case <-time.After(10 * time.Minute):
+		return ChildResult{}, fmt.Errorf("handler saw %d of %d pods after 10 minutes", seen.Load(), want)
+	}
+	elapsed := time.Since(start)
+	pods := cached()
+	var outside int
+	for _, p := range pods {
+		if !set.Contains(p) {
+			outside++
+		}
+	}
+	if outside > 0 || len(pods) != want {
+		return ChildResult{}, fmt.Errorf("%s cached %d pods, %d outside the shard; want %d", side, len(pods), outside, want)
+	}
+	digest := cacheDigest(pods)
+	wait()
+	return ChildResult{Millis: float64(elapsed.Microseconds()) / 1e3, Digest: digest}, nil
+}
+
+// runReplica is a shard-converge replica: a Group member over the pods,
+// until ctx is done or the process is killed. It prints "ready" once its
+// Group runs.
+func runReplica(ctx context.Context, id, kubeconfig string) error {
+	cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: kubeconfig})
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	pods, err := replicas.NewInformer(replicas.InformerOptions[*corev1.Pod]{
+		Name: "pods",
+		NewSource: func(set shard.Set) (listwatch.ListerWatcher[*corev1.Pod], error) {
+			return kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{Selection: kube.Selection{Shard: set}})
+		},
+	})
+	if err != nil {
+		return err
+	}
+	g, err := replicas.NewGroup(replicas.GroupOptions{
+		Name: shardGroup, Namespace: shardLeaseNS, Identity: id, Client: cs.CoordinationV1(),
+		Slots: shardSlots, LeaseDuration: ShardLeaseDuration, RenewPeriod: shardRenew, PollPeriod: shardPoll,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		return err
+	}
+	if err := g.Add(pods); err != nil {
+		return err
+	}
+	fmt.Println("ready")
+	return g.Run(ctx)
+}
+
+// replicaProc is a running shard-converge replica.
+type replicaProc struct {
+	id     string
+	cmd    *exec.Cmd
+	exited chan struct{}
+}
+
+func startReplica(ctx context.Context, self, id, kubeconfig string) (*replicaProc, error) {
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), ChildReplicaEnv+"="+id, ChildKubeconfigEnv+"="+kubeconfig)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &replicaProc{id: id, cmd: cmd, exited: make(chan struct{})}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	go func() { _, _ = io.Copy(io.Discard, out); _ = cmd.Wait(); close(p.exited) }()
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		p.kill()
+		return nil, fmt.Errorf("replica %s did not start: %q, %v", id, line, err)
+	}
+	return p, nil
+}
+
+func (p *replicaProc) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+func (p *replicaProc) stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.exited:
+	case <-time.After(3 * ShardLeaseDuration):
+		p.kill()
+	}
+}
+
+// claims reads the group's Leases: the slots each identity claims with a
+// Lease that stands now.
+func claims(ctx context.Context, cs kubernetes.Interface) (map[string][]int, error) {
+	list, err := cs.CoordinationV1().Leases(shardLeaseNS).List(ctx, metav1.ListOptions{LabelSelector: replicas.GroupLabel + "=" + shardGroup})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]int{}
+	now := time.Now()
+	for _, l := range list.Items {
+		if l.Spec.HolderIdentity == nil || l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil ||
+			now.Sub(l.Spec.RenewTime.Time) >= time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second {
+			continue
+		}
+		var slots []int
+		for part := range strings.SplitSeq(l.Annotations[replicas.RangesAnnotation], ",") {
+			if s, err := strconv.Atoi(part); err == nil {
+				slots = append(slots, s)
+			}
+		}
+		out[*l.Spec.HolderIdentity] = slots
+	}
+	return out, nil
+}
+
+// awaitClaims polls the Leases until every slot is claimed by exactly the
+// replica the split of live assigns it (all, when exact is set) or at
+// least by one of live, and returns when that first held.
+func awaitClaims(ctx context.Context, cs kubernetes.Interface, live []string, exact bool) (time.Time, error) {
+	owner := replicas.Assign(live, shardSlots)
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		c, err := claims(ctx, cs)
+		if err != nil {
+			return time.Time{}, err
+		}
+		now := time.Now()
+		ok := true
+		for s := range shardSlots {
+			var by []string
+			for id, slots := range c {
+				if slices.Contains(slots, s) {
+					by = append(by, id)
+				}
+			}
+			if exact {
+				ok = ok && slices.Equal(by, []string{owner[s]})
+			} else {
+				ok = ok && slices.ContainsFunc(by, func(id string) bool { return slices.Contains(live, id) })
+			}
+		}
+		if ok {
+			return now, nil
+		}
+		if now.After(deadline) {
+			return time.Time{}, fmt.Errorf("claims %v never matched the live replicas %v", c, live)
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// measureConverge runs shard-converge (see the top of this file).
+func measureConverge(ctx context.Context, opts ShardOptions, self, kubeconfig string, cs kubernetes.Interface,
+	countIn func(shard.Set) int, say func(string, ...any)) (Report, error) {
+	var procs []*replicaProc
+	defer func() {
+		for _, p := range procs {
+			p.stop()
+		}
+	}()
+	next := 0
+	start := func() error {
+		p, err := startReplica(ctx, self, fmt.Sprintf("r%d", next), kubeconfig)
+		if err != nil {
+			return err
+		}
+		next++
+		procs = append(procs, p)
+		return nil
+	}
+	ids := func() []string {
+		var out []string
+		for _, p := range procs {
+			out = append(out, p.id)
+		}
+		return out
+	}
+	for range 3 {
+		if err := start(); err != nil {
+			return Report{}, err
+		}
+	}
+	if _, err := awaitClaims(ctx, cs, ids(), true); err != nil {
+		return Report{}, err
+	}
+	ranges := shard.Split(shardSlots)
+	var took, bound []float64
+	for i := range opts.Count {
+		victim := procs[i%len(procs)]
+		c, err := claims(ctx, cs)
+		if err != nil {
+			return Report{}, err
+		}
+		var moved []shard.Range
+		for _, s := range c[victim.id] {
+			moved = append(moved, ranges[s])
+		}
+		kill := time.Now()
+		victim.kill()
+		procs = slices.DeleteFunc(procs, func(p *replicaProc) bool { return p == victim })
+		done, err := awaitClaims(ctx, cs, ids(), false)
+		if err != nil {
+			return Report{}, err
+		}
+		conv := done.Sub(kill)
+		set, err := shard.NewSet(shard.UID, moved...)
+		if err != nil {
+			return Report{}, err
+		}
+		res, _, err := runShardChild(ctx, self, Ours, kubeconfig, set, countIn(set))
+		if err != nil {
+			return Report{}, err
+		}
+		b := ShardLeaseDuration + time.Duration(res.Millis*float64(time.Millisecond))
+		say("kill %d: %s's %d ranges owned elsewhere after %v; bound (Lease %v + one sync of them, %.0f ms) %v",
+			i+1, victim.id, len(moved), conv.Round(time.Millisecond), ShardLeaseDuration, res.Millis, b.Round(time.Millisecond))
+		took = append(took, conv.Seconds())
+		bound = append(bound, b.Seconds())
+		if err := start(); err != nil {
+			return Report{}, err
+		}
+		if _, err := awaitClaims(ctx, cs, ids(), true); err != nil {
+			return Report{}, err
+		}
+	}
+	if len(took) == 0 {
+		return Report{}, errors.New("shard-converge: no run")
+	}
+	return pairReport("shard-converge", "s", 1, took, bound), nil
+}

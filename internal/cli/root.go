@@ -37,6 +37,7 @@ The cluster comes from --kubeconfig, $KUBECONFIG or ~/.kube/config, as for kubec
 	f.DurationVar(&global.SyncTimeout, "sync-timeout", 0, "give up if the initial sync takes longer than this (default: wait)")
 
 	root.AddCommand(newWatchCommand(streams, global), newGetCommand(streams, global), newStatsCommand(streams, global))
+	root.AddCommand(newShardsCommand(streams, global)) // shards.go
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	return root

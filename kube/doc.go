@@ -13,7 +13,10 @@
 // equivalent of client-go's generated factories: Informer[T] and Lister[T]
 // for built-in types, DynamicInformer and MetadataInformer for any
 // resource, one per Key (source kind, resource, Selection), all sharing
-// one HTTP client and one rate limiter. Which objects are cached — the
+// one HTTP client and one rate limiter; Acquire, AcquireDynamic and
+// AcquireMetadata hand out the same informers with a reference count (a
+// Ref), for those that come and go while the others run. Which objects are
+// cached — the
 // namespace and selectors — is a Selection, set once: in SourceOptions
 // for a source made by hand, in InformerOptions for a factory's informer.
 //

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kinformer/kinformer/informer"
@@ -50,4 +51,35 @@ func ExampleNewFactory() {
 	}
 	all, _ := nodes.List(labels.Everything())
 	fmt.Println(len(all), "nodes")
+}
+
+// An informer per custom resource, taken while its definition exists and
+// released when it is deleted: the last Release stops that informer alone
+// and frees its cache. (It needs a cluster, so it has no checked output.)
+func ExampleAcquireDynamic() {
+	ctx := context.Background()
+	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Shutdown()
+	f.Start(ctx) // informers acquired from now on start at once
+
+	res, err := kube.Resolve(ctx, cfg, "widgets.example.com")
+	if err != nil {
+		log.Fatal(err)
+	}
+	widgets, err := kube.AcquireDynamic(f, res, kube.InformerOptions[*unstructured.Unstructured]{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if widgets.Informer().WaitForCacheSync(ctx) {
+		fmt.Println(len(widgets.Informer().Cache().List()), "widgets")
+	}
+	// ... once the CustomResourceDefinition is gone:
+	widgets.Release() // stops the widgets informer and waits for it
 }

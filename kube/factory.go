@@ -124,10 +124,22 @@ type runner interface {
 	WaitForCacheSync(ctx context.Context) bool
 }
 
+// entry is one informer of a Factory and who holds it.
 type entry struct {
 	informer runner
-	started  bool
+	// pinned: handed out by Informer, DynamicInformer or MetadataInformer,
+	// so it lives until Shutdown whatever its references do.
+	pinned bool
+	// refs counts the Refs not yet released (see Acquire).
+	refs int
+	// cancel stops the informer's Run; nil until started.
+	cancel context.CancelFunc
+	// done is closed when the informer's Run has returned; nil until
+	// started.
+	done chan struct{}
 }
+
+func (e *entry) started() bool { return e.done != nil }
 
 // Factory hands out shared informers for a kube-apiserver, the generic
 // equivalent of client-go's generated factories: where client-go writes
@@ -145,6 +157,12 @@ type entry struct {
 // (DefaultQPS and DefaultBurst when both are zero; none when QPS is
 // negative). Watches are not rate limited.
 //
+// Informers needed for a while only — one per custom resource that may be
+// uninstalled, per namespace opted in — are taken with a reference count:
+// Acquire, AcquireDynamic and AcquireMetadata hand out a Ref, and the last
+// Ref released stops that informer and drops it while the others run on
+// (see Ref).
+//
 // The factory owns the goroutines of the informers it started: Shutdown
 // stops them, waits for them, and closes the client's idle connections. A
 // Factory is safe for concurrent use. Create it with NewFactory.
@@ -161,8 +179,13 @@ type Factory struct {
 	// informer.
 	mu        sync.Mutex
 	informers map[Key]*entry
-	// cancels stop the informers started by each Start call.
-	cancels  []context.CancelFunc
+	// runCtx is the context of the last Start, under which an informer
+	// acquired later (Acquire) starts at once; nil before Start. A context
+	// kept in a struct, against the usual rule, because an on-demand
+	// informer has no caller context of its own to run under that lives
+	// as long as the factory's run (controller-runtime's informer cache
+	// keeps its Start context for the same reason).
+	runCtx   context.Context
 	shutdown bool
 }
 
@@ -208,9 +231,14 @@ func Informer[T cache.Object](f *Factory, opts InformerOptions[T]) (*informer.Sh
 	if err != nil {
 		return nil, err
 	}
-	return informerFor(f, SourceTyped, res, opts, func(so SourceOptions) (listwatch.ListerWatcher[T], error) {
-		return Typed[T](f.cfg, so)
-	})
+	return pinned(informerFor(f, SourceTyped, res, opts, typedSource[T](f), pinLocked))
+}
+
+// sourceFunc makes the source of a new informer.
+type sourceFunc[T cache.Object] func(SourceOptions) (listwatch.ListerWatcher[T], error)
+
+func typedSource[T cache.Object](f *Factory) sourceFunc[T] {
+	return func(so SourceOptions) (listwatch.ListerWatcher[T], error) { return Typed[T](f.cfg, so) }
 }
 
 // Lister returns a lister over the cache of Informer[T](f, opts). It reads
@@ -228,23 +256,34 @@ func Lister[T informer.Labeled](f *Factory, opts InformerOptions[T]) (informer.L
 // resources included) as *unstructured.Unstructured, typically a Resource
 // from Resolve.
 func DynamicInformer(f *Factory, res Resource, opts InformerOptions[*unstructured.Unstructured]) (*informer.Shared[*unstructured.Unstructured], error) {
-	return informerFor(f, SourceDynamic, res, opts, func(so SourceOptions) (listwatch.ListerWatcher[*unstructured.Unstructured], error) {
+	return pinned(informerFor(f, SourceDynamic, res, opts, dynamicSource(f, res), pinLocked))
+}
+
+func dynamicSource(f *Factory, res Resource) sourceFunc[*unstructured.Unstructured] {
+	return func(so SourceOptions) (listwatch.ListerWatcher[*unstructured.Unstructured], error) {
 		return Dynamic(f.cfg, res.GVR, so)
-	})
+	}
 }
 
 // MetadataInformer returns the factory's informer for any resource reduced
 // to its metadata (see Metadata).
 func MetadataInformer(f *Factory, res Resource, opts InformerOptions[*metav1.PartialObjectMetadata]) (*informer.Shared[*metav1.PartialObjectMetadata], error) {
-	return informerFor(f, SourceMetadata, res, opts, func(so SourceOptions) (listwatch.ListerWatcher[*metav1.PartialObjectMetadata], error) {
+	return pinned(informerFor(f, SourceMetadata, res, opts, metadataSource(f, res), pinLocked))
+}
+
+func metadataSource(f *Factory, res Resource) sourceFunc[*metav1.PartialObjectMetadata] {
+	return func(so SourceOptions) (listwatch.ListerWatcher[*metav1.PartialObjectMetadata], error) {
 		return Metadata(f.cfg, res.GVR, so)
-	})
+	}
 }
 
 // informerFor returns the informer of the key that kind, res and opts
-// name, creating it with a source from newSource on first use.
+// name, creating it with a source from newSource on first use, and its
+// key. hold records the caller's hold on its entry (pinLocked, or a Ref's
+// reference), under f.mu, so that no release can drop the informer in
+// between.
 func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts InformerOptions[T],
-	newSource func(SourceOptions) (listwatch.ListerWatcher[T], error)) (*informer.Shared[T], error) {
+	newSource sourceFunc[T], hold func(Key, *entry)) (*informer.Shared[T], Key, error) {
 	sel := opts.Selection
 	if sel.Namespace == "" {
 		sel.Namespace = f.opts.Namespace
@@ -257,7 +296,7 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	}
 	key := Key{Source: kind, Resource: res, Selection: sel}
 	if err := sel.Validate(); err != nil {
-		return nil, fmt.Errorf("kube: informer %s: %w", key, err)
+		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
 
 	f.mu.Lock()
@@ -265,12 +304,13 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	if e, ok := f.informers[key]; ok {
 		inf, ok := e.informer.(*informer.Shared[T])
 		if !ok { // two Go types for one resource: only a caller's mistake gets here
-			return nil, fmt.Errorf("kube: informer %s: already made for %T, asked for %T", key, e.informer, inf)
+			return nil, key, fmt.Errorf("kube: informer %s: already made for %T, asked for %T", key, e.informer, inf)
 		}
 		if err := addMissingIndexers(inf, opts.Indexers); err != nil {
-			return nil, fmt.Errorf("kube: informer %s: %w", key, err)
+			return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 		}
-		return inf, nil
+		hold(key, e)
+		return inf, key, nil
 	}
 
 	so := SourceOptions{Selection: sel, HTTPClient: f.httpClient,
@@ -280,7 +320,7 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	}
 	src, err := newSource(so)
 	if err != nil {
-		return nil, fmt.Errorf("kube: informer %s: new source: %w", key, err)
+		return nil, key, fmt.Errorf("kube: informer %s: new source: %w", key, err)
 	}
 	resync := opts.ResyncPeriod
 	if resync == 0 {
@@ -303,10 +343,21 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 		ListWatch:        f.opts.ListWatch,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("kube: informer %s: %w", key, err)
+		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
-	f.informers[key] = &entry{informer: inf}
-	return inf, nil
+	e := &entry{informer: inf}
+	f.informers[key] = e
+	hold(key, e)
+	return inf, key, nil
+}
+
+// pinLocked is the hold of Informer, DynamicInformer and MetadataInformer:
+// the informer lives until Shutdown.
+func pinLocked(_ Key, e *entry) { e.pinned = true }
+
+// pinned drops the key informerFor returns.
+func pinned[T cache.Object](inf *informer.Shared[T], _ Key, err error) (*informer.Shared[T], error) {
+	return inf, err
 }
 
 // metadataTransform applies a factory's metadata transform to T, which
@@ -339,32 +390,38 @@ func addMissingIndexers[T cache.Object](inf *informer.Shared[T], indexers cache.
 }
 
 // Start starts every informer not started yet, each on a goroutine the
-// factory owns, running until ctx is done or Shutdown. It does not block,
-// and does nothing once Shutdown was called.
+// factory owns, running until ctx is done, its last Ref is released, or
+// Shutdown. It does not block, and does nothing once Shutdown was called.
+// Informers acquired later (Acquire) start at once under the ctx of the
+// last Start; those from Informer, DynamicInformer and MetadataInformer
+// wait for the next Start.
 func (f *Factory) Start(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.shutdown {
 		return
 	}
-	var runCtx context.Context
+	f.runCtx = ctx
 	for key, e := range f.informers {
-		if e.started {
-			continue
-		}
-		if runCtx == nil {
-			var cancel context.CancelFunc
-			runCtx, cancel = context.WithCancel(ctx)
-			f.cancels = append(f.cancels, cancel)
-		}
-		e.started = true
-		inf := e.informer
-		f.wg.Go(func() {
-			if err := inf.Run(runCtx); err != nil {
-				f.report(fmt.Errorf("kube: informer %s: %w", key, err))
-			}
-		})
+		f.startLocked(ctx, key, e)
 	}
+}
+
+// startLocked starts e's informer under ctx unless it has started.
+func (f *Factory) startLocked(ctx context.Context, key Key, e *entry) {
+	if e.started() {
+		return
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	e.cancel, e.done = cancel, make(chan struct{})
+	inf, done := e.informer, e.done
+	f.wg.Go(func() {
+		defer close(done)
+		defer cancel()
+		if err := inf.Run(runCtx); err != nil {
+			f.report(fmt.Errorf("kube: informer %s: %w", key, err))
+		}
+	})
 }
 
 // report hands err to the factory's error handler, or logs it.
@@ -382,7 +439,7 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) map[Key]bool {
 	f.mu.Lock()
 	started := make(map[Key]runner)
 	for key, e := range f.informers {
-		if e.started {
+		if e.started() {
 			started[key] = e.informer
 		}
 	}
@@ -401,10 +458,12 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) map[Key]bool {
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true
-	for _, cancel := range f.cancels {
-		cancel()
+	f.runCtx = nil
+	for _, e := range f.informers {
+		if e.cancel != nil {
+			e.cancel()
+		}
 	}
-	f.cancels = nil
 	f.mu.Unlock()
 	f.wg.Wait()
 	utilnet.CloseIdleConnectionsFor(f.httpClient.Transport)

@@ -2,20 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -270,78 +266,6 @@ func (h *health) recoveredLocked(name string, ih *informerHealth, now time.Time)
 	if ih.announced {
 		h.addLocked(note{at: now, kind: noteRecovered, name: name, d: now.Sub(ih.failSince)})
 	}
-}
-
-// failureKind sorts informer errors by what a person should be told.
-type failureKind int
-
-const (
-	failOther       failureKind = iota // the server answered with an error
-	failUnreachable                    // nothing answered, or the server is not ready
-	failExpired                        // 410 Gone: relist
-	failWarning                        // one object or one handler call; nothing stopped
-)
-
-type failure struct {
-	kind  failureKind
-	phase listwatch.Phase
-	// text is the short reason, without the informer's name or the URL.
-	text string
-	// answered: the error came from a running server (an API status).
-	answered bool
-}
-
-func classifyFailure(err error) failure {
-	f := failure{}
-	var pe *listwatch.PhaseError
-	if errors.As(err, &pe) {
-		f.phase = pe.Phase
-	}
-	var panicErr *informer.HandlerPanicError
-	switch {
-	case errors.As(err, &panicErr):
-		f.kind, f.text = failWarning, fmt.Sprintf("handler panicked: %v", panicErr.Value)
-	case errors.Is(err, listwatch.ErrWrongType):
-		f.kind, f.text = failWarning, "skipped an object: "+innerMessage(err)
-	case errors.Is(err, listwatch.ErrExpired):
-		f.kind = failExpired
-	case errors.Is(err, listwatch.ErrUnavailable), unreachable(err):
-		f.kind, f.text = failUnreachable, unreachableCause(err)
-	default:
-		var status apierrors.APIStatus
-		f.text, f.answered = innerMessage(err), errors.As(err, &status)
-	}
-	return f
-}
-
-// unreachableCause is why nothing answered, in a few words.
-func unreachableCause(err error) string {
-	var status apierrors.APIStatus
-	switch {
-	case errors.As(err, &status):
-		return "not ready: " + serverMessage(err)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.Is(err, syscall.ECONNRESET):
-		return "connection reset"
-	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return "no route to host"
-	}
-	return rootCause(err)
-}
-
-// innerMessage is err's message without the informer name and phase the
-// reflector puts in front, and the server's message alone for API errors.
-func innerMessage(err error) string {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return serverMessage(err)
-	}
-	var pe *listwatch.PhaseError
-	if errors.As(err, &pe) && pe.Err != nil {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // nextTryLocked describes when informers retry: "next try in 6s" for the

@@ -33,6 +33,7 @@ func (f *DeltaFIFO[T]) replaceIntoEmptyLocked(keys []string, objs []T, first boo
 		deltas[i] = Delta[T]{Type: f.replaceType, Object: objs[i]}
 	}
 	f.bulkKeys, f.bulkDeltas, f.bulkNext, f.bulkIndex, f.bulkInitial = keys, deltas, 0, index, first
+	f.enqueued.Add(uint64(len(keys)))
 	f.signalLocked()
 	return true
 }

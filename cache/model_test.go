@@ -411,6 +411,15 @@ func (p *pipeline) check(unordered int) error {
 	if p.f.HasSynced() != p.m.synced() {
 		return fmt.Errorf("HasSynced = %v, want %v", p.f.HasSynced(), p.m.synced())
 	}
+	// Every entry queued is queued, in flight or processed: the barrier
+	// Enqueued and Processed make counts exactly.
+	pending := uint64(len(p.m.order))
+	if p.m.inflight != "" {
+		pending++
+	}
+	if e, d := p.f.Enqueued(), p.f.Processed(); e-d != pending {
+		return fmt.Errorf("Enqueued %d - Processed %d = %d, want %d entries queued or in flight", e, d, e-d, pending)
+	}
 	if unordered == 0 && p.rng.IntN(3) == 0 {
 		return checkIndexer(p.idx, p.m.known)
 	}

@@ -11,6 +11,13 @@
 // [reflector.Settings], and both offer the same reads: Cache, HasSynced,
 // WaitForCacheSync and LastSyncResourceVersion.
 //
+// Read your own writes: a controller that wrote an object and got its
+// resourceVersion back waits with Shared.WaitForResourceVersion (the whole
+// cache) or Shared.WaitForKey (one object) until the cache, and so every
+// Lister over it, shows that write. Resource versions are compared as
+// Kubernetes guarantees since 1.35 (KEP-5504); one that cannot be compared
+// is an error matching ErrIncomparableVersion.
+//
 // The cache has one writer, the informer. Cache returns a
 // [cache.Reader], which has every read method and no write method; a
 // [Lister] reads it with typed, label-filtered results. Objects handed to

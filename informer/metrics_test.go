@@ -75,7 +75,7 @@ func (r *metricsRecorder) NewReflectorMetrics(name string) metrics.ReflectorMetr
 
 func (r *metricsRecorder) NewInformerMetrics(name string) metrics.InformerMetrics {
 	s := r.asked("informer " + name)
-	return metrics.InformerMetrics{QueueDepth: r.sub(s, "depth"), Objects: r.sub(s, "objects")}
+	return metrics.InformerMetrics{QueueDepth: r.sub(s, "depth"), Objects: r.sub(s, "objects"), Lag: r.sub(s, "lag")}
 }
 
 func (r *metricsRecorder) NewHandlerMetrics(informer, handler string) metrics.HandlerMetrics {

@@ -166,6 +166,13 @@ type Shared[T cache.Object] struct {
 	// syncedCh is closed (under mu) when the initial list has been cached
 	// and handed to every handler.
 	syncedCh chan struct{}
+	// runningCh is closed by Run once reflector is set, stoppedCh when Run
+	// is about to return (both under mu).
+	runningCh, stoppedCh chan struct{}
+	// popped wakes version waiters after each key the pop loop processes.
+	popped broadcast
+	// lag samples the cache's lag (metrics.InformerMetrics.Lag).
+	lag lagSampler
 	// wg counts handler delivery goroutines; Run waits for it.
 	wg sync.WaitGroup
 
@@ -200,6 +207,8 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 		checkEvery:   opts.MutationCheckPeriod,
 		listWatch:    opts.ListWatch,
 		syncedCh:     make(chan struct{}),
+		runningCh:    make(chan struct{}),
+		stoppedCh:    make(chan struct{}),
 		minThreshold: minMergeThreshold,
 	}
 	if inf.name == "" {
@@ -323,6 +332,7 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 	}
 	inf.reflector.Store(r)
 	inf.state = running
+	close(inf.runningCh)
 	now := inf.clock.Now()
 	for _, l := range inf.listeners {
 		inf.startLocked(l, now)
@@ -350,6 +360,7 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 
 	inf.mu.Lock()
 	inf.state = stopped
+	close(inf.stoppedCh)
 	for _, l := range inf.listeners {
 		l.stop()
 	}
@@ -371,6 +382,8 @@ func (inf *Shared[T]) popLoop(ctx context.Context) {
 		}
 		inf.metrics.QueueDepth.Set(float64(inf.fifo.Len()))
 		inf.metrics.Objects.Set(float64(inf.cached.Load()))
+		inf.popped.notify()
+		inf.lag.finish(inf.fifo, inf.clock, inf.metrics.Lag)
 		if !inf.HasSynced() && inf.fifo.HasSynced() {
 			inf.markSynced()
 		}
@@ -510,13 +523,19 @@ func (inf *Shared[T]) flushInitialLocked() {
 // it (no pop would follow to notice it).
 type syncingWriter[T cache.Object] struct{ inf *Shared[T] }
 
-func (w syncingWriter[T]) Add(obj T) error    { return w.inf.fifo.Add(obj) }
-func (w syncingWriter[T]) Update(obj T) error { return w.inf.fifo.Update(obj) }
-func (w syncingWriter[T]) Delete(obj T) error { return w.inf.fifo.Delete(obj) }
+func (w syncingWriter[T]) Add(obj T) error    { return w.written(w.inf.fifo.Add(obj)) }
+func (w syncingWriter[T]) Update(obj T) error { return w.written(w.inf.fifo.Update(obj)) }
+func (w syncingWriter[T]) Delete(obj T) error { return w.written(w.inf.fifo.Delete(obj)) }
+
+// written samples the cache's lag on a write just made.
+func (w syncingWriter[T]) written(err error) error {
+	w.inf.lag.start(w.inf.fifo, w.inf.clock)
+	return err
+}
 
 func (w syncingWriter[T]) Replace(items []T, rv string) error {
 	w.reserve(items)
-	err := w.inf.fifo.Replace(items, rv)
+	err := w.written(w.inf.fifo.Replace(items, rv))
 	if (err == nil || errors.Is(err, cache.ErrSkipped)) && !w.inf.HasSynced() && w.inf.fifo.HasSynced() {
 		w.inf.markSynced()
 	}

@@ -51,6 +51,7 @@
 //	field       metric                    type   meaning
 //	QueueDepth  informer_queue_depth      gauge  keys waiting in the delta queue
 //	Objects     informer_objects          gauge  objects in the cache
+//	Lag         informer_lag_seconds      gauge  time from a received change to its being cached (sampled)
 //
 // Handler registration of a shared informer ([HandlerMetrics]), labels name
 // and handler:

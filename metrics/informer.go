@@ -13,10 +13,19 @@ type InformerMetrics struct {
 	// Objects is set to the number of objects in the cache after each key
 	// is processed.
 	Objects Gauge
+	// Lag is how far, in seconds, the cache trails the server's changes
+	// the informer has received: the time from the reflector handing a
+	// change over to that change being readable in the cache, measured on
+	// one change at a time (the next sample is the first change after the
+	// previous one is cached), so it is set about as often as the queue
+	// drains. A stuck or slow pop loop shows as a large value once the
+	// sample gets through. Shared informers report it; the plain
+	// controller does not.
+	Lag Gauge
 }
 
 // WithDefaults returns m with every nil instrument replaced by [Discard].
 func (m InformerMetrics) WithDefaults() InformerMetrics {
-	orDiscard(nil, []*Gauge{&m.QueueDepth, &m.Objects}, nil)
+	orDiscard(nil, []*Gauge{&m.QueueDepth, &m.Objects, &m.Lag}, nil)
 	return m
 }

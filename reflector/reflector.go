@@ -72,8 +72,11 @@ type Reflector[T cache.Object] struct {
 
 	reportMu sync.Mutex // serializes calls to handler
 
-	rvMu   sync.Mutex // guards lastRV
+	rvMu   sync.Mutex // guards lastRV and rvChanged
 	lastRV string     // the version the store reflects; "" before the first list
+	// rvChanged, made by VersionChanged for waiters, is closed and cleared
+	// by the next setLastRV.
+	rvChanged chan struct{}
 
 	// Owned by the list-watch loop goroutine (Run's caller):
 	backoff         backoff
@@ -143,9 +146,28 @@ func (r *Reflector[T]) LastSyncResourceVersion() string {
 	return r.lastRV
 }
 
+// VersionChanged returns a channel that is closed the next time the
+// version LastSyncResourceVersion returns is set: by a list, an event or
+// a bookmark. To wait for a version, take the channel, then read
+// LastSyncResourceVersion, then wait on the channel if it is not there
+// yet. Safe for concurrent use; it costs the reflector nothing while
+// nobody waits.
+func (r *Reflector[T]) VersionChanged() <-chan struct{} {
+	r.rvMu.Lock()
+	defer r.rvMu.Unlock()
+	if r.rvChanged == nil {
+		r.rvChanged = make(chan struct{})
+	}
+	return r.rvChanged
+}
+
 func (r *Reflector[T]) setLastRV(rv string) {
 	r.rvMu.Lock()
 	r.lastRV = rv
+	if r.rvChanged != nil {
+		close(r.rvChanged)
+		r.rvChanged = nil
+	}
 	r.rvMu.Unlock()
 	if n, err := strconv.ParseUint(rv, 10, 64); err == nil {
 		r.m.LastResourceVersion.Set(float64(n))

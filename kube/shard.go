@@ -78,16 +78,45 @@ func (f *shardFilter[T]) setMode(m shardMode, why string) {
 	slog.Info("kinformer shard filter", "source", f.name, "shard", f.set.String(), "mode", m.String(), "why", why)
 }
 
-// list applies the filter to one list page and learns the mode from the
-// response: a list the server filtered says so in metadata.shardInfo.
-func (f *shardFilter[T]) list(body []byte, proto bool, page listwatch.Page[T]) listwatch.Page[T] {
-	if info := listShardInfo(body, proto); info != nil && info.Selector != "" {
-		f.setMode(shardServerSide, "the list carries shardInfo "+info.Selector)
-	} else {
-		f.setMode(shardClientSide, "the list carries no shardInfo: the server ignored the shard selector")
-	}
+// shardList applies the shard filter to one list page and learns the mode
+// from the response. A list the server filtered says so in
+// metadata.shardInfo; one holding objects outside the shard was not
+// filtered. A list with neither sign is a metadata list (the 1.36
+// apiserver leaves shardInfo out of PartialObjectMetadataList) or one
+// whose objects all happen to be in the shard: unless the server is known
+// to filter, the source then asks it with a one-object list of full
+// objects in JSON, whose metadata carries shardInfo.
+func (s *source[T]) shardList(ctx context.Context, body []byte, page listwatch.Page[T]) listwatch.Page[T] {
+	f := s.shard
+	info := listShardInfo(body, bytes.HasPrefix(body, protoMagic))
+	listed := len(page.Items)
 	page.Items = f.filter(page.Items)
+	switch {
+	case info != nil && info.Selector != "":
+		f.setMode(shardServerSide, "the list carries shardInfo "+info.Selector)
+	case len(page.Items) < listed:
+		f.setMode(shardClientSide, "the list carries objects outside the shard: the server ignored the shard selector")
+	case shardMode(f.mode.Load()) == shardServerSide:
+		// Nothing contradicts what is known.
+	default:
+		if info := s.probeShardInfo(ctx); info != nil && info.Selector != "" {
+			f.setMode(shardServerSide, "a list of full objects carries shardInfo "+info.Selector)
+		} else {
+			f.setMode(shardClientSide, "a list of full objects carries no shardInfo: the server ignores the shard selector")
+		}
+	}
 	return page
+}
+
+// probeShardInfo lists one full object, in JSON, with the shard selector,
+// and returns the list's shardInfo (nil if it has none or the list
+// fails).
+func (s *source[T]) probeShardInfo(ctx context.Context) *metav1.ShardInfo {
+	body, err := s.request(listwatch.Options{Limit: 1}, false).SetHeader("Accept", acceptJSON).MaxRetries(0).DoRaw(ctx)
+	if err != nil {
+		return nil
+	}
+	return listShardInfo(body, false)
 }
 
 // filter keeps, in place, the items in the shard, counting the others.

@@ -80,6 +80,9 @@ type shardServer struct {
 	proto bool
 	// watch, when set, is the body of every watch.
 	watch []wireEvent
+	// omitInfo leaves shardInfo out of lists, except of those asked for
+	// in plain JSON: as the apiserver does for PartialObjectMetadataList.
+	omitInfo bool
 
 	mu       sync.Mutex
 	requests []string // "list|watch shardSelector limit"
@@ -124,10 +127,10 @@ func (s *shardServer) serve(w http.ResponseWriter, r *http.Request) {
 			list.Items = append(list.Items, *p)
 		}
 	}
-	if filter {
+	if filter && (!s.omitInfo || r.Header.Get("Accept") == mediaJSON) {
 		list.ShardInfo = &metav1.ShardInfo{Selector: sel}
 	}
-	if s.proto {
+	if s.proto && r.Header.Get("Accept") != mediaJSON {
 		writeBody(w, mediaProto, protoBytes(s.t, list))
 	} else {
 		writeBody(w, mediaJSON, jsonBytes(s.t, list))
@@ -351,5 +354,49 @@ func TestFactoryInformerPerShard(t *testing.T) {
 	}
 	if got, want := upper.Name(), "typed /v1, Resource=pods shard="+upperHalf.String(); got != want {
 		t.Errorf("name %q, want %q", got, want)
+	}
+}
+
+// A list with neither shardInfo nor objects outside the shard does not
+// tell: a metadata list, which the apiserver sends without shardInfo, or
+// a shard that happens to hold every listed object. The source asks for
+// one full object in JSON, whose list says.
+func TestShardedListWithoutSignsAsksTheServer(t *testing.T) {
+	pods := shardPods(40)
+	var inside []*corev1.Pod
+	for _, p := range pods {
+		if upperHalf.Contains(p) {
+			inside = append(inside, p)
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		pods       []*corev1.Pod
+		gate       bool
+		serverSide int64
+	}{
+		{"server filters, list without shardInfo", pods, true, 1},
+		{"server ignores, every object in the shard", inside, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &shardServer{t: t, pods: tc.pods, set: upperHalf, proto: true, omitInfo: true}
+			srv.gate.Store(tc.gate)
+			var mode gaugeRec
+			mode.v.Store(-1)
+			lw := srv.source(metrics.ShardMetrics{ServerSide: &mode})
+			page, err := lw.List(t.Context(), listwatch.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, _ := inShard(tc.pods, upperHalf); !slices.Equal(podNames(page.Items), want) {
+				t.Errorf("listed %v, want %v", podNames(page.Items), want)
+			}
+			if mode.v.Load() != tc.serverSide {
+				t.Errorf("ServerSide %d, want %d", mode.v.Load(), tc.serverSide)
+			}
+			if want := "list " + upperHalf.Selector() + " limit=1"; len(srv.requests) != 2 || srv.requests[1] != want {
+				t.Errorf("requests %q, want the list then %q", srv.requests, want)
+			}
+		})
 	}
 }

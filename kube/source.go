@@ -261,7 +261,7 @@ func (s *source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch
 		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), err)
 	}
 	if s.shard != nil {
-		page = s.shard.list(body, bytes.HasPrefix(body, protoMagic), page)
+		page = s.shardList(ctx, body, page)
 	}
 	return page, nil
 }

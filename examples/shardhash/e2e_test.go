@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kinformer/kinformer/examples/shardhash/controller"
+	"github.com/kinformer/kinformer/internal/cli"
 	"github.com/kinformer/kinformer/shard"
 	"github.com/kinformer/kinformer/shard/replicas"
 	"github.com/kinformer/kinformer/testenv"
@@ -107,6 +109,45 @@ func testReplicas(t *testing.T, gate bool) {
 	}
 	t.Logf("gate %v: %d checker samples, acquisitions r0 %d r2 %d r3 %d, releases r0 %d r2 %d", gate, samples,
 		r0.status(false).Acquired, r2.status(false).Acquired, r3.status(false).Acquired, r0.status(false).Released, r2.status(false).Released)
+	h.checkShardsCommand(gate)
+}
+
+// checkShardsCommand runs `kinformer shards`: the group view names the
+// live replicas' Leases as standing and finds every range claimed; the
+// resource view counts every object once and says who filtered.
+func (h *harness) checkShardsCommand(gate bool) {
+	h.t.Helper()
+	global := &cli.GlobalOptions{Kubeconfig: h.env.KubeconfigPath(), Namespace: h.ns}
+	var out bytes.Buffer
+	if err := cli.RunShards(h.t.Context(), cli.Streams{Out: &out}, global, cli.ShardsOptions{Group: e2eGroup}, nil); err != nil {
+		h.t.Fatal(err)
+	}
+	view := out.String()
+	for _, id := range []string{"r0", "r2", "r3"} {
+		if !strings.Contains(view, id+" ") {
+			h.t.Errorf("shards --group: no line for %s:\n%s", id, view)
+		}
+	}
+	if strings.Contains(view, "no standing Lease claims") {
+		h.t.Errorf("shards --group: unclaimed ranges after convergence:\n%s", view)
+	}
+	out.Reset()
+	if err := cli.RunShards(h.t.Context(), cli.Streams{Out: &out}, global, cli.ShardsOptions{Split: e2eSlots, By: "uid"}, []string{"cm"}); err != nil {
+		h.t.Fatal(err)
+	}
+	by := map[bool]string{true: "by the server", false: "by kinformer"}[gate]
+	total := 0
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, l := range lines[1:] {
+		n, err := strconv.Atoi(strings.Fields(l)[4])
+		if err != nil || !strings.Contains(l, by) {
+			h.t.Errorf("shards: line %q (want a count and %q)", l, by)
+		}
+		total += n
+	}
+	if len(lines) != e2eSlots+1 || total != e2eObjects {
+		h.t.Errorf("shards: %d ranges holding %d objects, want %d holding %d:\n%s", len(lines)-1, total, e2eSlots, e2eObjects, out.String())
+	}
 }
 
 // harness starts replicas against one control plane.

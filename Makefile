@@ -7,7 +7,7 @@ MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod integrations/*/go.
 MODULES   := $(patsubst go.mod,.,$(MODULES))
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane help
+.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane bench-controllerruntime help
 
 all: test
 
@@ -16,6 +16,7 @@ help:
 	@echo "make demo   - local control plane + workload + live kinformer caches"
 	@echo "make bench  - kinformer vs client-go, side by side (in-memory scenarios)"
 	@echo "make bench-controlplane - scenario 7: 20,000 pods synced from the local control plane"
+	@echo "make bench-controllerruntime - one controller-runtime controller, its default cache vs kinformer's, 20,000 pods"
 
 test: fmt-check vet unit
 
@@ -65,3 +66,8 @@ bench:
 
 bench-controlplane: controlplane
 	@cd bench && $(GO) run ./cmd/controlplane -pods 20000 -count 5 -json results/controlplane.json
+
+# The same controller-runtime controller on controller-runtime's cache and on kinformer's
+# (integrations/controllerruntime), 20,000 pods on the local control plane, separate processes.
+bench-controllerruntime: controlplane
+	@cd integrations/controllerruntime && $(GO) run ./cmd/crbench -pods 20000 -count 5

@@ -115,7 +115,7 @@ func conform(t *testing.T, setup func(t *testing.T, ns string), opts func(ns str
 
 // start runs c's Start until the returned function is called, which waits
 // for Start to return.
-func start(t *testing.T, c crcache.Cache) (stop func()) {
+func start(t testing.TB, c crcache.Cache) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -15,7 +15,8 @@ import (
 	"github.com/kinformer/kinformer/testenv"
 )
 
-// PodsPerNamespace and PodsPerApp shape the pods Populate makes.
+// PodsPerNamespace and PodsPerApp shape the pods Populate makes: n pods are
+// n/PodsPerApp apps.
 const (
 	PodsPerNamespace = 1000
 	PodsPerApp       = 10

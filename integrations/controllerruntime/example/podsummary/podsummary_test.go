@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 
 // TestSameReconcilesOnBothCaches runs the unchanged reconciler on
 // controller-runtime's default cache, then on kinformer's, over the same
-// pods, and requires the same summary for every pod.
+// pods, and requires the same summary for every app.
 func TestSameReconcilesOnBothCaches(t *testing.T) {
 	const pods = 300
 	if err := Populate(t.Context(), env.Clientset(), "same", pods); err != nil {
@@ -60,16 +60,17 @@ func TestSameReconcilesOnBothCaches(t *testing.T) {
 	}
 	// This test's pods are the only pods of its control plane.
 	cfg := env.RESTConfig()
-	reference, err := Run(t.Context(), cfg, nil, pods)
+	apps := pods / PodsPerApp
+	reference, err := Run(t.Context(), cfg, nil, apps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := Run(t.Context(), cfg, controllerruntime.New, pods)
+	ours, err := Run(t.Context(), cfg, controllerruntime.New, apps)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ours.Summaries) != pods {
-		t.Errorf("kinformer's cache: %d pods reconciled, want %d", len(ours.Summaries), pods)
+	if len(ours.Summaries) != apps {
+		t.Errorf("kinformer's cache: %d apps reconciled, want %d", len(ours.Summaries), apps)
 	}
 	if !maps.Equal(reference.Summaries, ours.Summaries) {
 		for k, v := range reference.Summaries {

@@ -7,46 +7,51 @@ package podsummary
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // AppIndex is the field index of pods by their "app" label.
 const AppIndex = "metadata.labels.app"
 
-// Reconciler reconciles pods: it reads the pod, and the pods of the same app
-// in its namespace through an index, and reports a one-line summary of what
-// it read. It writes nothing to the server.
+// Reconciler reconciles apps, as a ReplicaSet controller reconciles its
+// pods: a pod's change enqueues its app (namespace and "app" label), and a
+// reconcile reads the app's pods through an index and reports a one-line
+// summary of them. It writes nothing to the server.
 type Reconciler struct {
 	Client client.Client
 	// Report is told the summary of every reconcile.
 	Report func(req reconcile.Request, summary string)
 }
 
-// Reconcile implements reconcile.Reconciler.
+// Reconcile implements reconcile.Reconciler: req names an app.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	var pod corev1.Pod
-	if err := r.Client.Get(ctx, req.NamespacedName, &pod); err != nil {
-		r.Report(req, "gone")
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	var app corev1.PodList
-	if err := r.Client.List(ctx, &app, client.InNamespace(pod.Namespace), client.MatchingFields{AppIndex: pod.Labels["app"]}); err != nil {
+	var pods corev1.PodList
+	if err := r.Client.List(ctx, &pods, client.InNamespace(req.Namespace), client.MatchingFields{AppIndex: req.Name}); err != nil {
 		return reconcile.Result{}, err
 	}
-	ready := 0
-	for _, p := range app.Items {
+	ready, containers := 0, 0
+	var names, nodes []string
+	for _, p := range pods.Items {
+		names = append(names, p.Name+"@"+p.ResourceVersion+":"+string(p.Status.Phase))
+		if !slices.Contains(nodes, p.Spec.NodeName) {
+			nodes = append(nodes, p.Spec.NodeName)
+		}
+		containers += len(p.Spec.Containers)
 		for _, c := range p.Status.Conditions {
 			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
 				ready++
 			}
 		}
 	}
-	r.Report(req, fmt.Sprintf("rv=%s phase=%s node=%s containers=%d app=%s pods=%d ready=%d",
-		pod.ResourceVersion, pod.Status.Phase, pod.Spec.NodeName, len(pod.Spec.Containers), pod.Labels["app"], len(app.Items), ready))
+	slices.Sort(names)
+	r.Report(req, fmt.Sprintf("pods=%d ready=%d containers=%d nodes=%d %v", len(pods.Items), ready, containers, len(nodes), names))
 	return reconcile.Result{}, nil
 }
 
@@ -58,5 +63,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) err
 	if err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&corev1.Pod{}).Named("podsummary").Complete(r)
+	appOf := func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetLabels()["app"]}}}
+	}
+	return ctrl.NewControllerManagedBy(mgr).Named("podsummary").
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(appOf)).
+		Complete(r)
 }

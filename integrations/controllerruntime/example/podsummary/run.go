@@ -17,17 +17,17 @@ import (
 
 // Result is what one run of the controller saw.
 type Result struct {
-	// Summaries holds the last summary of each reconciled pod, by
-	// namespace/name.
+	// Summaries holds the last summary of each reconciled app, by
+	// namespace/app.
 	Summaries map[string]string
-	// Elapsed is the time from the manager's start until every wanted pod
-	// had been reconciled once.
-	Elapsed time.Duration
+	// Synced is the time from the manager's start until its cache had
+	// synced; Elapsed until every wanted app had been reconciled once.
+	Synced, Elapsed time.Duration
 }
 
 // Run runs a manager with the Reconciler, its cache made by newCache (nil:
-// controller-runtime's default), until the pods the selection names have all
-// been reconciled (want of them), and returns what it saw. cfg is the
+// controller-runtime's default), until want apps have been reconciled, and
+// returns what it saw. cfg is the
 // cluster's config; the manager serves no metrics or probes.
 func Run(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, want int) (Result, error) {
 	mgr, err := manager.New(cfg, manager.Options{
@@ -60,6 +60,16 @@ func Run(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, wan
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(runCtx) }()
+	synced := make(chan struct{})
+	go func() { // ends with the manager's cache: synced or runCtx done
+		defer close(synced)
+		if mgr.GetCache().WaitForCacheSync(runCtx) {
+			mu.Lock()
+			res.Synced = time.Since(start)
+			mu.Unlock()
+		}
+	}()
+	defer func() { cancel(); <-synced }()
 	select {
 	case <-all:
 	case err := <-done:

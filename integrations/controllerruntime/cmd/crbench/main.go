@@ -1,0 +1,248 @@
+// Command crbench measures one controller-runtime controller (package
+// podsummary, unchanged) on controller-runtime's default cache and on
+// kinformer's, against a local control plane holding many pods: the time from
+// the manager's start until its cache has synced and until every app (10
+// pods) has been reconciled once (the "sync" line), and the peak resident
+// memory of the process. Each run is a process of its own (the same
+// binary, re-executed), so that peak RSS is the kernel's figure for that run
+// alone; sides alternate.
+//
+//	cd integrations/controllerruntime && go run ./cmd/crbench [-pods 20000] [-count 5]
+//
+// It prints, per measure, min/median/max of each side and then one line
+//
+//	NAME ours=… clientgo=… ratio=… target=…
+//
+// in the form of the project's other benchmarks, where "clientgo" is the
+// comparison side: here controller-runtime's default cache (built on
+// client-go's informers). ratio is ours/theirs of the medians. It also checks
+// that both sides' controllers saw the same thing for every pod.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/kinformer/kinformer/integrations/controllerruntime"
+	"github.com/kinformer/kinformer/integrations/controllerruntime/example/podsummary"
+	"github.com/kinformer/kinformer/testenv"
+)
+
+// childEnv names the side a re-executed child runs; its kubeconfig and pod
+// count follow in childKubeconfig and childPods.
+const (
+	childEnv        = "KINFORMER_CRBENCH_SIDE"
+	childKubeconfig = "KINFORMER_CRBENCH_KUBECONFIG"
+	childPods       = "KINFORMER_CRBENCH_PODS"
+	// profileEnv, when set to a directory, makes each child write a CPU
+	// profile of its run and a heap profile taken once every pod has been
+	// reconciled (after a GC) there, named after its side.
+	profileEnv = "KINFORMER_CRBENCH_PROFILE"
+)
+
+const (
+	ours   = "kinformer"
+	theirs = "controller-runtime"
+)
+
+// childResult is what a child prints on its standard output.
+type childResult struct {
+	Millis     float64 `json:"millis"`      // until every app was reconciled
+	SyncMillis float64 `json:"sync_millis"` // until the cache synced
+	Digest     string  `json:"digest"`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	var err error
+	if side := os.Getenv(childEnv); side != "" {
+		err = child(ctx, side)
+	} else {
+		err = parent(ctx)
+	}
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "crbench:", err)
+		os.Exit(1)
+	}
+}
+
+func parent(ctx context.Context) error {
+	pods := flag.Int("pods", 20000, "pods to create and reconcile")
+	count := flag.Int("count", 5, "runs per side")
+	flag.Parse()
+	var kubeconfig string
+	if f := flag.Lookup("kubeconfig"); f != nil { // controller-runtime's flag
+		kubeconfig = f.Value.String()
+	}
+	if kubeconfig == "" {
+		fmt.Fprintln(os.Stderr, "starting etcd and kube-apiserver (testenv)")
+		env, err := testenv.Start(ctx, testenv.Options{Build: testenv.BuildOptions{Progress: os.Stderr}})
+		if err != nil {
+			return err
+		}
+		defer env.Stop()
+		kubeconfig = env.KubeconfigPath()
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	// Creating the pods is 2 requests per pod: lift client-go's default limit
+	// of 5 requests per second (the measured children keep their defaults).
+	fast := rest.CopyConfig(cfg)
+	fast.QPS, fast.Burst = 2000, 4000
+	cs, err := kubernetes.NewForConfig(fast)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "creating %d pods\n", *pods)
+	start := time.Now()
+	if err := podsummary.Populate(ctx, cs, "crbench", *pods); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "created in %v\n", time.Since(start).Round(time.Second))
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	millis := map[string][]float64{}
+	syncMillis := map[string][]float64{}
+	rss := map[string][]float64{}
+	digests := map[string]string{}
+	for i := range *count {
+		for _, side := range []string{theirs, ours} {
+			res, mb, err := runChild(ctx, self, side, kubeconfig, *pods)
+			if err != nil {
+				return fmt.Errorf("run %d, %s: %w", i+1, side, err)
+			}
+			fmt.Fprintf(os.Stderr, "run %d %-18s cache synced %6.0f ms, all reconciled %6.0f ms, peak RSS %4.0f MB\n", i+1, side, res.SyncMillis, res.Millis, mb)
+			millis[side] = append(millis[side], res.Millis)
+			syncMillis[side] = append(syncMillis[side], res.SyncMillis)
+			rss[side] = append(rss[side], mb)
+			if d, ok := digests[side]; ok && d != res.Digest {
+				return fmt.Errorf("%s saw different pods in two runs", side)
+			}
+			digests[side] = res.Digest
+		}
+	}
+	if digests[ours] != digests[theirs] {
+		return errors.New("the two caches' controllers saw different pods")
+	}
+	fmt.Println("same reconciles on both caches: yes")
+	report(fmt.Sprintf("controller-runtime-cache-sync-%d-pods", *pods), "ms", syncMillis, 0.6)
+	report(fmt.Sprintf("controller-runtime-sync-%d-pods", *pods), "ms", millis, 0.6)
+	report(fmt.Sprintf("controller-runtime-peak-rss-%d-pods", *pods), "MB", rss, 0.6)
+	return nil
+}
+
+// report prints min/median/max of each side and the ratio line.
+func report(name, unit string, values map[string][]float64, target float64) {
+	stats := func(v []float64) (lo, med, hi float64) {
+		s := slices.Clone(v)
+		slices.Sort(s)
+		return s[0], s[len(s)/2], s[len(s)-1]
+	}
+	oLo, oMed, oHi := stats(values[ours])
+	tLo, tMed, tHi := stats(values[theirs])
+	fmt.Printf("# %s: kinformer min/median/max %.0f/%.0f/%.0f %s, controller-runtime %.0f/%.0f/%.0f %s\n",
+		name, oLo, oMed, oHi, unit, tLo, tMed, tHi, unit)
+	fmt.Printf("%s ours=%.0f%s clientgo=%.0f%s ratio=%.2f target=%.1f\n", name, oMed, unit, tMed, unit, oMed/tMed, target)
+}
+
+func runChild(ctx context.Context, self, side, kubeconfig string, pods int) (childResult, float64, error) {
+	cmd := exec.CommandContext(ctx, self)
+	cmd.Env = append(os.Environ(), childEnv+"="+side, childKubeconfig+"="+kubeconfig, childPods+"="+strconv.Itoa(pods))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return childResult{}, 0, err
+	}
+	var res childResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return childResult{}, 0, fmt.Errorf("child output %q: %w", out, err)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return childResult{}, 0, errors.New("no rusage for the child")
+	}
+	return res, float64(ru.Maxrss) / 1024, nil // Maxrss is in KB on Linux
+}
+
+func child(ctx context.Context, side string) error {
+	ctrl.SetLogger(logr.Discard())
+	pods, err := strconv.Atoi(os.Getenv(childPods))
+	if err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv(childKubeconfig))
+	if err != nil {
+		return err
+	}
+	var newCache cache.NewCacheFunc
+	if side == ours {
+		newCache = controllerruntime.New
+	}
+	if dir := os.Getenv(profileEnv); dir != "" {
+		f, err := os.Create(filepath.Join(dir, side+".cpu.pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res, err := podsummary.Run(ctx, cfg, newCache, pods/podsummary.PodsPerApp)
+	if err != nil {
+		return err
+	}
+	if dir := os.Getenv(profileEnv); dir != "" {
+		runtime.GC()
+		f, err := os.Create(filepath.Join(dir, side+".heap.pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			return err
+		}
+	}
+	h := sha256.New()
+	keys := make([]string, 0, len(res.Summaries))
+	for k := range res.Summaries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s %s\n", k, res.Summaries[k])
+	}
+	return json.NewEncoder(os.Stdout).Encode(childResult{
+		Millis:     float64(res.Elapsed.Microseconds()) / 1e3,
+		SyncMillis: float64(res.Synced.Microseconds()) / 1e3,
+		Digest:     hex.EncodeToString(h.Sum(nil)),
+	})
+}

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -477,6 +479,51 @@ func TestConformanceSyncPeriodResyncs(t *testing.T) {
 		eventually(t, "two resyncs of c", func() bool { return log.count("resync "+ns+"/c") >= 2 })
 		if log.has("add " + ns + "/a") {
 			t.Error("label selector of ByObject not applied")
+		}
+	})
+}
+
+// TestConformanceKindWithoutTypedSource reads a built-in kind kinformer's
+// cache has no typed source for (it is served as unstructured and converted,
+// as custom resources with Go types are).
+func TestConformanceKindWithoutTypedSource(t *testing.T) {
+	setup := func(t *testing.T, ns string) {
+		_, err := clientset().StorageV1().CSIStorageCapacities(ns).Create(t.Context(), &storagev1.CSIStorageCapacity{
+			ObjectMeta:       metav1.ObjectMeta{Name: "cap", Labels: map[string]string{"zone": "a"}},
+			StorageClassName: "fast",
+			Capacity:         ptrTo(resource.MustParse("10Gi")),
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	conform(t, setup, nil, func(t *testing.T, c crcache.Cache, ns string) {
+		var got storagev1.CSIStorageCapacity
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "cap"}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.StorageClassName != "fast" || got.Capacity.String() != "10Gi" || got.Labels["zone"] != "a" {
+			t.Errorf("got %+v", got)
+		}
+		if gvk := got.GroupVersionKind(); gvk != storagev1.SchemeGroupVersion.WithKind("CSIStorageCapacity") {
+			t.Errorf("GVK %v", gvk)
+		}
+		var l storagev1.CSIStorageCapacityList
+		if err := c.List(t.Context(), &l, client.InNamespace(ns)); err != nil || len(l.Items) != 1 {
+			t.Errorf("List: %d items, %v", len(l.Items), err)
+		}
+		inf, err := c.GetInformerForKind(t.Context(), storagev1.SchemeGroupVersion.WithKind("CSIStorageCapacity"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := &handlerLog{}
+		reg, err := inf.AddEventHandler(log.handler())
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "registration synced", reg.HasSynced)
+		if !log.has("add " + ns + "/cap") {
+			t.Error("no add of cap")
 		}
 	})
 }

@@ -39,15 +39,16 @@
 //     every replica computes the same split, and a join or a leave moves
 //     close to the fewest ranges possible.
 //   - Handoff. A replica acquires the ranges assigned to it; once a range
-//     is owned (synced, and its objects handed to every handler) it claims
-//     it in its Lease (annotation shard.kinformer.io/ranges). A replica
-//     releases a range no longer assigned to it only once the Lease of the
-//     range's new owner claims it. Every object thus has at least one owner
-//     at all times, and two only during the handoff window: from the
-//     gainer's claim until the loser has seen it (its next poll of the
-//     Leases, at most PollPeriod later) and released the range (its
-//     handlers' OnRelease calls). Owns is false on the loser from the
-//     moment it starts releasing.
+//     is owned (synced, and every handler has returned from its OnAcquire
+//     calls) it claims it in its Lease (annotation
+//     shard.kinformer.io/ranges). A replica releases a range no longer
+//     assigned to it only once the Lease of the range's new owner claims
+//     it. Every object thus has at least one owner at all times, and two
+//     only during the handoff window: from the gainer's sync (its Owns is
+//     true from the range's first OnAcquire) until the loser has seen the
+//     gainer's claim (its next poll of the Leases, at most PollPeriod
+//     after the claim) and started releasing the range, when its Owns
+//     turns false.
 //   - Failure. A replica that dies without a goodbye stops renewing its
 //     Lease. Half a LeaseDuration later the others leave it out of the
 //     split and acquire its ranges; its claims lapse a full LeaseDuration

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // Handler is told about the objects a replica owns: their changes, and
@@ -27,8 +28,10 @@ type Handler[T cache.Object] interface {
 	OnDelete(obj T, stateUnknown bool)
 	// OnAcquire: obj is now owned by this replica, because the range it is
 	// in was acquired (at start, every object of the replica's share is).
-	// Its range is synced: every object of it is acquired before the range
-	// counts as owned.
+	// The range has synced: reads (Get, Owns) see it from its first
+	// OnAcquire on. In a Group, the replica claims the range once every
+	// handler has returned from every OnAcquire of it, and only then does
+	// the previous owner release it.
 	OnAcquire(obj T)
 	// OnRelease: obj is no longer owned by this replica, because its range
 	// went to another replica, which had synced it first (or because the
@@ -99,11 +102,18 @@ func (s *serial[T]) call(fn func(Handler[T])) {
 }
 
 // rangeHandler adapts a serial to the handler of one range's shared
-// informer: the adds of its initial list are acquisitions.
-type rangeHandler[T cache.Object] struct{ s *serial[T] }
+// informer: the adds of its initial list are acquisitions, which come
+// only once the range's informer has synced, so the first one makes the
+// range readable before the handler sees it.
+type rangeHandler[T shard.Member] struct {
+	s *serial[T]
+	p *part[T]
+	i *Informer[T]
+}
 
 func (r rangeHandler[T]) OnAdd(obj T, initial bool) {
 	if initial {
+		r.i.markReadable(r.p)
 		r.s.call(func(h Handler[T]) { h.OnAcquire(obj) })
 		return
 	}

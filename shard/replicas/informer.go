@@ -47,10 +47,12 @@ type InformerOptions[T shard.Member] struct {
 // range lists only that range, and releasing one drops its cache and
 // nothing else. No change of ranges relists the ranges that stay.
 //
-// A range is owned once its informer has synced and every handler has
-// been handed its objects (OnAcquire); reads (Get, List, Len, ByIndex,
-// Owns) see the owned ranges only. Handlers learn of ranges gained and
-// lost as OnAcquire and OnRelease, never as adds or deletes.
+// Reads (Get, List, Len, ByIndex, Owns) see a range once its informer has
+// synced, from its first OnAcquire on, until its release starts. A range
+// counts as owned (SetRanges returns, a Group claims it) once every
+// handler has also returned from its OnAcquire calls. Handlers learn of
+// ranges gained and lost as OnAcquire and OnRelease, never as adds or
+// deletes.
 //
 // The price of one watch per range: with a server that does not filter by
 // shard (feature gate off), every range's list and watch carries every
@@ -72,8 +74,9 @@ type Informer[T shard.Member] struct {
 	// runDone is closed when Run's loop has ended: requests are refused
 	// from then on.
 	runDone chan struct{}
-	// owned is the snapshot reads use: the owned ranges, in order.
-	owned atomic.Pointer[[]*part[T]]
+	// visible is the snapshot reads use: the ranges synced and not
+	// released, in order.
+	visible atomic.Pointer[[]*part[T]]
 	// fence, when set (by a Group), vetoes Owns while the replica's claims
 	// may have lapsed; notify, when set, is called after each change of the
 	// owned ranges (it must not block).
@@ -100,7 +103,11 @@ type part[T shard.Member] struct {
 	cancel context.CancelFunc
 	// done is closed when inf.Run has returned.
 	done chan struct{}
-	// owned and released are guarded by Informer.mu.
+	// readable is set once inf has synced (at the latest when a handler
+	// is first handed one of its objects): reads see the range from then.
+	readable atomic.Bool
+	// owned (every handler has returned from the range's acquisitions) and
+	// released are guarded by Informer.mu.
 	owned, released bool
 }
 
@@ -142,7 +149,7 @@ func NewInformer[T shard.Member](opts InformerOptions[T]) (*Informer[T], error) 
 		changed: make(chan struct{}),
 		parts:   map[shard.Range]*part[T]{},
 	}
-	i.owned.Store(&[]*part[T]{})
+	i.visible.Store(&[]*part[T]{})
 	return i, nil
 }
 
@@ -267,16 +274,17 @@ func (i *Informer[T]) startRange(ctx context.Context, wg *sync.WaitGroup, r shar
 	if err != nil {
 		return fmt.Errorf("replicas: %s: range %s: %w", i.name, r, err)
 	}
+	pctx, cancel := context.WithCancel(ctx)
+	p := &part[T]{r: r, inf: inf, cancel: cancel, done: make(chan struct{})}
 	regs := make([]*informer.Registration, 0, len(handlers))
 	for _, h := range handlers {
-		reg, err := inf.AddHandler(rangeHandler[T]{h}, informer.HandlerOptions{})
+		reg, err := inf.AddHandler(rangeHandler[T]{s: h, p: p, i: i}, informer.HandlerOptions{})
 		if err != nil {
+			cancel()
 			return fmt.Errorf("replicas: %s: range %s: %w", i.name, r, err)
 		}
 		regs = append(regs, reg)
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	p := &part[T]{r: r, inf: inf, cancel: cancel, done: make(chan struct{})}
 	i.mu.Lock()
 	i.parts[r] = p
 	i.mu.Unlock()
@@ -290,12 +298,14 @@ func (i *Informer[T]) startRange(ctx context.Context, wg *sync.WaitGroup, r shar
 	return nil
 }
 
-// awaitSync marks p owned once its informer has synced and every handler
-// has been handed its objects, unless it is released first.
+// awaitSync makes p readable once its informer has synced, and marks it
+// owned once every handler has returned from its acquisitions, unless it
+// is released first.
 func (i *Informer[T]) awaitSync(ctx context.Context, p *part[T], regs []*informer.Registration) {
 	if !p.inf.WaitForCacheSync(ctx) {
 		return
 	}
+	i.markReadable(p)
 	for _, reg := range regs {
 		select {
 		case <-reg.Synced():
@@ -340,12 +350,24 @@ func (i *Informer[T]) stopRange(r shard.Range) {
 	}
 }
 
+// markReadable lets reads see p, which has synced.
+func (i *Informer[T]) markReadable(p *part[T]) {
+	if !p.readable.CompareAndSwap(false, true) {
+		return
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !p.released {
+		i.publishLocked()
+	}
+}
+
 // addHandlerRunning adds h to every range being synced or owned.
 func (i *Informer[T]) addHandlerRunning(h *serial[T]) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	for _, p := range i.parts {
-		if _, err := p.inf.AddHandler(rangeHandler[T]{h}, informer.HandlerOptions{}); err != nil {
+		if _, err := p.inf.AddHandler(rangeHandler[T]{s: h, p: p, i: i}, informer.HandlerOptions{}); err != nil {
 			return fmt.Errorf("replicas: %s: range %s: %w", i.name, p.r, err)
 		}
 	}
@@ -353,16 +375,17 @@ func (i *Informer[T]) addHandlerRunning(h *serial[T]) error {
 	return nil
 }
 
-// publishLocked refreshes the snapshot of owned ranges.
+// publishLocked refreshes the snapshot of readable ranges and tells
+// whoever waits for a change.
 func (i *Informer[T]) publishLocked() {
-	owned := make([]*part[T], 0, len(i.parts))
+	visible := make([]*part[T], 0, len(i.parts))
 	for _, p := range i.parts {
-		if p.owned {
-			owned = append(owned, p)
+		if p.readable.Load() && !p.released {
+			visible = append(visible, p)
 		}
 	}
-	slices.SortFunc(owned, func(a, b *part[T]) int { return cmp.Compare(a.r.Start, b.r.Start) })
-	i.owned.Store(&owned)
+	slices.SortFunc(visible, func(a, b *part[T]) int { return cmp.Compare(a.r.Start, b.r.Start) })
+	i.visible.Store(&visible)
 	close(i.changed)
 	i.changed = make(chan struct{})
 	if n := i.notify.Load(); n != nil {
@@ -401,14 +424,13 @@ func (i *Informer[T]) release(ctx context.Context, r shard.Range) error {
 	return i.do(ctx, request[T]{kind: reqRelease, r: r})
 }
 
-// isOwned reports whether r is owned (synced, not released).
+// isOwned reports whether r is owned: synced, every handler has returned
+// from its acquisitions, not released.
 func (i *Informer[T]) isOwned(r shard.Range) bool {
-	for _, p := range *i.owned.Load() {
-		if p.r == r {
-			return true
-		}
-	}
-	return false
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	p, ok := i.parts[r]
+	return ok && p.owned
 }
 
 // holds reports whether r is being synced or owned.
@@ -421,8 +443,8 @@ func (i *Informer[T]) holds(r shard.Range) bool {
 
 // SetRanges makes the informer cache exactly ranges, gainer first: it
 // starts the ranges it lacks, waits until every one of them is owned
-// (synced, objects handed to every handler), and only then releases the
-// ranges not in the list. Ranges that stay are not touched. It returns
+// (synced, and every handler has returned from its OnAcquire calls), and
+// only then releases the ranges not in the list. Ranges that stay are not touched. It returns
 // ctx's error if ctx ends first (the ranges started go on syncing), and
 // ErrOverlap if two of ranges overlap. Ranges are compared as given: a
 // range cut differently from one owned is a new range, and while both are
@@ -476,9 +498,9 @@ func (i *Informer[T]) SetRanges(ctx context.Context, ranges []shard.Range) error
 	return nil
 }
 
-// Ranges returns the owned ranges, in order.
+// Ranges returns the ranges reads see (synced, not released), in order.
 func (i *Informer[T]) Ranges() []shard.Range {
-	owned := *i.owned.Load()
+	owned := *i.visible.Load()
 	out := make([]shard.Range, len(owned))
 	for k, p := range owned {
 		out[k] = p.r
@@ -486,17 +508,19 @@ func (i *Informer[T]) Ranges() []shard.Range {
 	return out
 }
 
-// Owns reports whether obj is in a range this replica owns now: the
-// per-object check a controller that cannot tolerate the handoff window
-// (two replicas owning a range for a moment) calls before acting. In a
-// Group it is also false once the replica's own Lease may have lapsed
-// (it could not renew it for a Lease duration).
+// Owns reports whether obj is in a range this replica holds now, synced
+// and not released: the per-object check a controller that cannot
+// tolerate the handoff window (two replicas owning a range for a moment)
+// calls before acting. It is true from the range's first OnAcquire (so a
+// worker handed the key by OnAcquire finds it owned) and false from the
+// start of its release. In a Group it is also false once the replica's
+// own Lease may have lapsed (it could not renew it for a Lease duration).
 func (i *Informer[T]) Owns(obj shard.Object) bool {
 	if f := i.fence.Load(); f != nil && !(*f)() {
 		return false
 	}
 	h := shard.HashOf(obj, i.field)
-	for _, p := range *i.owned.Load() {
+	for _, p := range *i.visible.Load() {
 		if p.r.Contains(h) {
 			return true
 		}
@@ -506,7 +530,7 @@ func (i *Informer[T]) Owns(obj shard.Object) bool {
 
 // Get returns the owned object with this namespace and name.
 func (i *Informer[T]) Get(namespace, name string) (T, bool) {
-	for _, p := range *i.owned.Load() {
+	for _, p := range *i.visible.Load() {
 		if o, ok := p.inf.Cache().GetByNamespaceName(namespace, name); ok {
 			return o, true
 		}
@@ -519,7 +543,7 @@ func (i *Informer[T]) Get(namespace, name string) (T, bool) {
 // shared and must not be mutated.
 func (i *Informer[T]) List() []T {
 	var out []T
-	for _, p := range *i.owned.Load() {
+	for _, p := range *i.visible.Load() {
 		out = append(out, p.inf.Cache().List()...)
 	}
 	return out
@@ -528,7 +552,7 @@ func (i *Informer[T]) List() []T {
 // Len returns the number of owned objects.
 func (i *Informer[T]) Len() int {
 	n := 0
-	for _, p := range *i.owned.Load() {
+	for _, p := range *i.visible.Load() {
 		n += p.inf.Cache().Len()
 	}
 	return n
@@ -538,7 +562,7 @@ func (i *Informer[T]) Len() int {
 // (one of InformerOptions.Informer.Indexers).
 func (i *Informer[T]) ByIndex(indexName, value string) ([]T, error) {
 	var out []T
-	for _, p := range *i.owned.Load() {
+	for _, p := range *i.visible.Load() {
 		objs, err := p.inf.Cache().ByIndex(indexName, value)
 		if err != nil {
 			return nil, err
@@ -551,7 +575,7 @@ func (i *Informer[T]) ByIndex(indexName, value string) ([]T, error) {
 // Caches returns the read-only cache of each owned range, in range order,
 // for reads the methods above do not offer (cache.Reader).
 func (i *Informer[T]) Caches() []cache.Reader[T] {
-	owned := *i.owned.Load()
+	owned := *i.visible.Load()
 	out := make([]cache.Reader[T], len(owned))
 	for k, p := range owned {
 		out[k] = p.inf.Cache()

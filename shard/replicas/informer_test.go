@@ -366,3 +366,41 @@ func TestSetRangesRefusesOverlapsAndRunRunsOnce(t *testing.T) {
 		}
 	})
 }
+
+// A worker handed a key by OnAcquire finds the object owned and readable:
+// the range is readable from its first acquisition, before it counts as
+// owned for the group.
+func TestAcquiredObjectsAreReadableFromTheirOnAcquire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, 60)
+		inf, err := NewInformer(InformerOptions[cm]{NewSource: w.newSource})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var unreadable []string
+		acquired := 0
+		if err := inf.AddHandler(HandlerFuncs[cm]{AcquireFunc: func(o cm) {
+			_, found := inf.Get(o.Namespace, o.Name)
+			mu.Lock()
+			defer mu.Unlock()
+			acquired++
+			if !found || !inf.Owns(o) {
+				unreadable = append(unreadable, o.Name)
+			}
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = inf.Run(ctx) }()
+		if err := inf.SetRanges(t.Context(), shard.Split(2)); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		<-done
+		if acquired != 60 || len(unreadable) > 0 {
+			t.Errorf("acquired %d of 60; not readable in OnAcquire: %v", acquired, unreadable)
+		}
+	})
+}

@@ -110,6 +110,49 @@ func testReplicas(t *testing.T, gate bool) {
 	t.Logf("gate %v: %d checker samples, acquisitions r0 %d r2 %d r3 %d, releases r0 %d r2 %d", gate, samples,
 		r0.status(false).Acquired, r2.status(false).Acquired, r3.status(false).Acquired, r0.status(false).Released, r2.status(false).Released)
 	h.checkShardsCommand(gate)
+	if gate {
+		h.checkStamps()
+	}
+}
+
+// checkStamps runs two writing replicas (not dry-run) of another group
+// over another namespace: every ConfigMap ends up stamped with its digest,
+// by the replica that owns it.
+func (h *harness) checkStamps() {
+	h.t.Helper()
+	const ns, n = "stamps", 200
+	if err := h.env.CreateNamespace(h.t.Context(), ns); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := h.env.CreateConfigMaps(h.t.Context(), ns, n, testenv.BulkOptions{}); err != nil {
+		h.t.Fatal(err)
+	}
+	flags := []string{"-namespace", ns, "-lease-namespace", ns, "-group", "stamp", "-dry-run=false"}
+	a, b := h.start("a", flags...), h.start("b", flags...)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		list, err := h.client.CoreV1().ConfigMaps(ns).List(h.t.Context(), metav1.ListOptions{})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		stamped := 0
+		for i := range list.Items {
+			if list.Items[i].Annotations[controller.Annotation] == controller.Digest(&list.Items[i]) {
+				stamped++
+			}
+		}
+		if stamped == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%d of %d ConfigMaps stamped", stamped, n)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	wa, wb := a.status(false).Written, b.status(false).Written
+	if wa == 0 || wb == 0 || wa+wb < n {
+		h.t.Errorf("a wrote %d stamps, b %d, for %d ConfigMaps", wa, wb, n)
+	}
 }
 
 // checkShardsCommand runs `kinformer shards`: the group view names the
@@ -170,14 +213,16 @@ type proc struct {
 	exited chan struct{}
 }
 
-func (h *harness) start(id string) *proc {
+// start starts a dry-run replica of the test's group; extra flags are
+// added after the test's own (so they win).
+func (h *harness) start(id string, extra ...string) *proc {
 	h.t.Helper()
-	args, _ := json.Marshal([]string{
+	args, _ := json.Marshal(append([]string{
 		"-kubeconfig", h.env.KubeconfigPath(), "-namespace", h.ns, "-lease-namespace", h.ns,
 		"-group", e2eGroup, "-identity", id, "-slots", strconv.Itoa(e2eSlots),
 		"-lease-duration", e2eLease.String(), "-renew-period", e2eRenew.String(), "-poll-period", e2ePoll.String(),
 		"-dry-run", "-addr", "127.0.0.1:0",
-	})
+	}, extra...))
 	logPath := filepath.Join(h.t.TempDir(), id+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {

@@ -527,3 +527,54 @@ func TestConformanceKindWithoutTypedSource(t *testing.T) {
 		}
 	})
 }
+
+func TestConformanceTwoNamespaces(t *testing.T) {
+	second := map[string]string{} // the second namespace of each implementation's run
+	setup := func(t *testing.T, ns string) {
+		threeConfigMaps(t, ns)
+		second[ns] = newNamespace(t)
+		createConfigMap(t, second[ns], "d", map[string]string{"app": "web"}, nil)
+	}
+	opts := func(ns string) crcache.Options {
+		return crcache.Options{DefaultNamespaces: map[string]crcache.Config{ns: {}, second[ns]: {}}}
+	}
+	conform(t, setup, opts, func(t *testing.T, c crcache.Cache, ns string) {
+		ctx := t.Context()
+		var l corev1.ConfigMapList
+		if err := c.List(ctx, &l, client.MatchingLabels{"app": "web"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := cmNames(&l); !slices.Equal(got, []string{"a", "b", "d"}) {
+			t.Errorf("web in both namespaces: %v", got)
+		}
+		var limited corev1.ConfigMapList
+		if err := c.List(ctx, &limited, client.Limit(2)); err != nil || len(limited.Items) != 2 {
+			t.Errorf("Limit 2 across namespaces: %d items, %v", len(limited.Items), err)
+		}
+		var d corev1.ConfigMap
+		if err := c.Get(ctx, client.ObjectKey{Namespace: second[ns], Name: "d"}, &d); err != nil {
+			t.Errorf("Get in the second namespace: %v", err)
+		}
+		inf, err := c.GetInformer(ctx, &corev1.ConfigMap{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := &handlerLog{}
+		reg, err := inf.AddEventHandler(log.handler())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !toolscache.WaitFor(ctx, "", reg.HasSyncedChecker(), inf.HasSyncedChecker()) {
+			t.Fatal("not synced")
+		}
+		if !log.has("add "+ns+"/a") || !log.has("add "+second[ns]+"/d") {
+			t.Errorf("handler over both namespaces: %v", log.events)
+		}
+		if err := inf.RemoveEventHandler(reg); err != nil {
+			t.Errorf("RemoveEventHandler: %v", err)
+		}
+		if err := c.Start(ctx); err == nil {
+			t.Error("second Start succeeded")
+		}
+	})
+}

@@ -276,3 +276,33 @@ func TestRemoveEventHandlerOfAnotherInformer(t *testing.T) {
 		t.Error("removing another informer's handle succeeded")
 	}
 }
+
+func TestWrappedInformerKeepsItsDefaultResync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		shared, err := informer.NewShared(informer.Options[*corev1.ConfigMap]{Source: newSource(t, "a"), ResyncPeriod: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inf, err := New(Options[*corev1.ConfigMap]{Shared: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		byDefault, never := &recorder{}, &recorder{}
+		if _, err := inf.AddEventHandler(byDefault); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inf.AddEventHandlerWithResyncPeriod(never, 0); err != nil {
+			t.Fatal(err)
+		}
+		stop := run(inf)
+		defer stop()
+		time.Sleep(90 * time.Second)
+		synctest.Wait()
+		if got := resyncs(byDefault.take()); got != 1 {
+			t.Errorf("handler with the informer's default: %d resyncs in 90s, want 1", got)
+		}
+		if got := resyncs(never.take()); got != 0 {
+			t.Errorf("handler with period 0: %d resyncs, want 0", got)
+		}
+	})
+}

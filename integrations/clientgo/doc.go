@@ -28,8 +28,9 @@
 //     resyncs no faster than the informer's resync check period, and an
 //     informer built with no resync period (Options.Informer.ResyncPeriod
 //     zero) resyncs no handler. A wrapped informer (Options.Shared) keeps
-//     kinformer's rule instead: a handler with a period resyncs even if the
-//     informer has no default period.
+//     kinformer's rules instead: AddEventHandler takes the informer's own
+//     default period, and a handler with a period resyncs even if the
+//     informer has none.
 //   - GetIndexer and GetStore return a read-only client-go Indexer over the
 //     informer's cache, with its indexes; AddIndexers adds indexes.
 //

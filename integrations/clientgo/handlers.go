@@ -33,16 +33,7 @@ func (s *SharedIndexInformer[T]) AddEventHandlerWithOptions(handler toolscache.R
 	if handler == nil {
 		return nil, fmt.Errorf("informer %s: nil handler", s.inf.Name())
 	}
-	period := s.defaultResync
-	if options.ResyncPeriod != nil {
-		period = *options.ResyncPeriod
-	}
-	switch {
-	case period <= 0 || s.noResync:
-		period = -1 // kinformer: never
-	case period < minimumResyncPeriod:
-		period = minimumResyncPeriod
-	}
+	period := s.resyncPeriod(options.ResyncPeriod)
 	r := &registration[T]{handler: handler, keyFunc: s.keyFunc, shutdown: make(chan struct{})}
 	reg, err := s.inf.AddHandler(r, informer.HandlerOptions{Name: fmt.Sprintf("%T", handler), ResyncPeriod: period})
 	if err != nil {
@@ -50,6 +41,26 @@ func (s *SharedIndexInformer[T]) AddEventHandlerWithOptions(handler toolscache.R
 	}
 	r.reg = reg
 	return r, nil
+}
+
+// resyncPeriod turns a client-go handler's requested period (nil: the
+// informer's default) into kinformer's: zero for the informer's own default
+// (a wrapped informer's, which the adapter does not know), negative for never.
+func (s *SharedIndexInformer[T]) resyncPeriod(requested *time.Duration) time.Duration {
+	if requested == nil && !s.owned {
+		return 0
+	}
+	period := s.defaultResync
+	if requested != nil {
+		period = *requested
+	}
+	switch {
+	case period <= 0 || s.noResync:
+		return -1
+	case period < minimumResyncPeriod:
+		return minimumResyncPeriod
+	}
+	return period
 }
 
 // RemoveEventHandler stops delivering to the handler of handle: no call starts

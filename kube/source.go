@@ -263,6 +263,7 @@ func (s *source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch
 	if s.shard != nil {
 		page = s.shardList(ctx, body, page)
 	}
+	page.Bytes = int64(len(body))
 	return page, nil
 }
 

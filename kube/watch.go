@@ -134,6 +134,7 @@ func (w *streamWatch[T]) nextProto() (listwatch.Event[T], error) {
 		}
 		ev, err := decodeProtoEvent(w.codec, frame)
 		_, _ = w.r.Discard(len(frame)) // cannot fail: the bytes are buffered
+		ev.Bytes = int64(len(hdr)) + int64(size)
 		return ev, err
 	}
 	if cap(w.buf) < int(size) {
@@ -143,7 +144,9 @@ func (w *streamWatch[T]) nextProto() (listwatch.Event[T], error) {
 	if _, err := io.ReadFull(w.r, frame); err != nil {
 		return listwatch.Event[T]{}, w.readFailed(err, false)
 	}
-	return decodeProtoEvent(w.codec, frame)
+	ev, err := decodeProtoEvent(w.codec, frame)
+	ev.Bytes = int64(len(hdr)) + int64(size)
+	return ev, err
 }
 
 // decodeProtoEvent decodes one protobuf watch frame (a metav1.WatchEvent).
@@ -194,6 +197,7 @@ type jsonEvent struct {
 
 func (w *streamWatch[T]) nextJSON() (listwatch.Event[T], error) {
 	var je jsonEvent
+	start := w.dec.InputOffset()
 	if err := w.dec.Decode(&je); err != nil {
 		var syntax *json.SyntaxError
 		var typeErr *json.UnmarshalTypeError
@@ -202,7 +206,9 @@ func (w *streamWatch[T]) nextJSON() (listwatch.Event[T], error) {
 		}
 		return listwatch.Event[T]{}, w.readFailed(err, errors.Is(err, io.EOF))
 	}
-	return decodeJSONEvent(w.codec, &je)
+	ev, err := decodeJSONEvent(w.codec, &je)
+	ev.Bytes = w.dec.InputOffset() - start
+	return ev, err
 }
 
 // decodeJSONEvent decodes one JSON watch event.

@@ -56,6 +56,9 @@ type Page[T cache.Object] struct {
 	// RemainingItemCount, when the server knows it, counts the items in the
 	// pages after this one.
 	RemainingItemCount *int64
+	// Bytes is the page's size on the wire, when the source knows it (0
+	// otherwise): for progress reports.
+	Bytes int64
 }
 
 // EventType names what a watch event means.
@@ -83,6 +86,9 @@ type Event[T cache.Object] struct {
 	// Err is set for Error, mapped onto this package's errors where one
 	// fits (so errors.Is(ev.Err, ErrExpired) works).
 	Err error
+	// Bytes is the event's size on the wire, when the source knows it (0
+	// otherwise): for progress reports.
+	Bytes int64
 }
 
 // Watch is an open stream of events. It belongs to whoever called

@@ -41,6 +41,7 @@
 //	WatchErrors              reflector_watch_errors_total          counter            watches failed to open, failed, or ended by an Error event
 //	WatchDuration            reflector_watch_duration_seconds      histogram          how long each watch was read
 //	ShortWatches             reflector_short_watches_total         counter            watches closed in under 1s without events
+//	StalledWatches           reflector_stalled_watches_total       counter            watches silent past timeout + bookmark interval, reopened
 //	<Type>Events             reflector_events_total                counter    type    watch events: ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
 //	Skipped                  reflector_skipped_total               counter            objects and events dropped as unusable
 //	Backoff                  reflector_backoff_seconds             histogram          back-off delays before retries

@@ -24,6 +24,10 @@ type ReflectorMetrics struct {
 	// ShortWatches counts watches that ended cleanly in under a second
 	// without an event (each is followed by a relist after a back-off).
 	ShortWatches Counter
+	// StalledWatches counts watches closed by the reflector because
+	// nothing came through them past their timeout plus the bookmark
+	// interval (each is reopened at once).
+	StalledWatches Counter
 	// AddedEvents, ModifiedEvents, DeletedEvents, BookmarkEvents and
 	// ErrorEvents count the events of watches, by type, once the store is
 	// filled: a streaming list's initial events count in
@@ -76,7 +80,7 @@ func (m ReflectorMetrics) WithDefaults() ReflectorMetrics {
 	m.PagedLists = m.PagedLists.WithDefaults()
 	m.StreamingLists = m.StreamingLists.WithDefaults()
 	orDiscard(
-		[]*Counter{&m.Watches, &m.WatchErrors, &m.ShortWatches, &m.AddedEvents, &m.ModifiedEvents,
+		[]*Counter{&m.Watches, &m.WatchErrors, &m.ShortWatches, &m.StalledWatches, &m.AddedEvents, &m.ModifiedEvents,
 			&m.DeletedEvents, &m.BookmarkEvents, &m.ErrorEvents, &m.Skipped},
 		[]*Gauge{&m.LastResourceVersion},
 		[]*Histogram{&m.WatchDuration, &m.Backoff})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/kinformer/kinformer/cache"
 
@@ -34,17 +35,19 @@ func versionUnavailable(err error) bool {
 // list is the stateList step: fill the store, then watch.
 func (r *Reflector[T]) list(ctx context.Context) state[T] {
 	if r.streaming == StreamingOn || (r.streaming == StreamingAuto && !r.streamingBroken) {
-		w, err := r.streamList(ctx)
+		w, timeout, err := r.streamList(ctx)
 		if err == nil {
-			return state[T]{kind: stateWatch, stream: w}
+			return state[T]{kind: stateWatch, stream: w, timeout: timeout}
 		}
 		if ctx.Err() != nil {
 			return state[T]{kind: stateList}
 		}
-		if errors.Is(err, listwatch.ErrStreamingListUnsupported) && r.streaming == StreamingAuto {
+		if r.streaming == StreamingAuto &&
+			(errors.Is(err, listwatch.ErrStreamingListUnsupported) || errors.Is(err, ErrInitialEventsTimeout)) {
 			r.streamingBroken = true
 		}
 		// Fall back to a plain list: making progress beats insisting.
+		r.progress.fellBack(err.Error())
 	}
 	return r.plainList(ctx)
 }
@@ -68,18 +71,27 @@ func (r *Reflector[T]) pageSizeFor(rv string) int64 {
 func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	retry := state[T]{kind: stateList, backoff: true}
 	start := r.clock.Now()
-	defer func() { r.m.PagedLists.Duration.Observe(r.clock.Since(start).Seconds()) }()
+	filled := false
+	r.progress.begin(ListPaged, start)
+	defer func() {
+		r.progress.end(filled, r.clock.Now())
+		r.m.PagedLists.Duration.Observe(r.clock.Since(start).Seconds())
+	}()
 	var opts listwatch.Options
 	opts.ResourceVersion = r.relistVersion()
 	r.m.PagedLists.Attempts.Inc()
-	res, err := listwatch.ListAll(ctx, r.src, opts, r.pageSizeFor(opts.ResourceVersion))
+	pages := countingLister[T]{r}
+	res, err := listwatch.ListAll(ctx, pages, opts, r.pageSizeFor(opts.ResourceVersion))
 	if err != nil && versionUnavailable(err) && opts.ResourceVersion != "" && ctx.Err() == nil {
 		r.report(listwatch.PhaseList, fmt.Errorf("list at %q, retrying at \"\": %w", opts.ResourceVersion, err))
 		r.m.PagedLists.Errors.Inc()
 		r.rvUnavailable = true
 		opts.ResourceVersion = ""
 		r.m.PagedLists.Attempts.Inc()
-		res, err = listwatch.ListAll(ctx, r.src, opts, r.pageSizeFor(""))
+		res, err = listwatch.ListAll(ctx, pages, opts, r.pageSizeFor(""))
+	}
+	if ctx.Err() == nil {
+		r.answered(err)
 	}
 	if err != nil {
 		r.m.PagedLists.Errors.Inc()
@@ -108,13 +120,28 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	r.listed(&r.m.PagedLists, &r.m.StreamingLists, stored)
 	r.setLastRV(res.ResourceVersion)
 	r.rvUnavailable = false
+	filled = true
 	return state[T]{kind: stateWatch}
 }
 
+// countingLister is the reflector's source for paged lists: it records
+// each page in the reflector's progress.
+type countingLister[T cache.Object] struct{ r *Reflector[T] }
+
+func (c countingLister[T]) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[T], error) {
+	page, err := c.r.src.List(ctx, opts)
+	if err == nil {
+		c.r.progress.page(len(page.Items), page.Bytes, page.RemainingItemCount)
+	}
+	return page, err
+}
+
 // streamList fills the store from a watch with initial events and returns
-// that watch, positioned after the initial-events-end bookmark. Errors
-// come back tagged with their phase, already reported.
-func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], error) {
+// that watch, positioned after the initial-events-end bookmark, and the
+// timeout it was opened with. A guard closes the stream when the bookmark
+// has not come within InitialEventsTimeout (ErrInitialEventsTimeout).
+// Errors come back tagged with their phase, already reported.
+func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], timeout time.Duration, _ error) {
 	var opts listwatch.Options
 	opts.SendInitialEvents = true
 	opts.AllowBookmarks = true
@@ -123,12 +150,31 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 		opts.ResourceVersion = r.LastSyncResourceVersion()
 	}
 	opts.TimeoutSeconds = r.watchTimeout()
+	timeout = time.Duration(opts.TimeoutSeconds) * time.Second
 	r.m.StreamingLists.Attempts.Inc()
 	start := r.clock.Now()
-	defer func() { r.m.StreamingLists.Duration.Observe(r.clock.Since(start).Seconds()) }()
+	filled := false
+	r.progress.begin(ListStreaming, start)
+	defer func() {
+		r.progress.end(filled, r.clock.Now())
+		r.m.StreamingLists.Duration.Observe(r.clock.Since(start).Seconds())
+	}()
 	w, err := r.src.Watch(ctx, opts)
 	if err != nil {
-		return nil, r.streamFailed(ctx, listwatch.PhaseWatchStart, err)
+		return nil, 0, r.streamFailed(ctx, listwatch.PhaseWatchStart, err)
+	}
+	r.answered(nil)
+	guard := &stallGuard{}
+	if r.initialEvents > 0 {
+		guard = guardWatch(w, r.clock, r.initialEvents, true)
+	}
+	defer guard.stop()
+	fail := func(phase listwatch.Phase, err error) (listwatch.Watch[T], time.Duration, error) {
+		w.Close()
+		if guard.stop() {
+			err = fmt.Errorf("streaming list: %w (%s)", ErrInitialEventsTimeout, r.initialEvents)
+		}
+		return nil, 0, r.streamFailed(ctx, phase, err)
 	}
 	objs := map[string]T{}
 	for {
@@ -142,11 +188,14 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 			err = ErrInitialEventsIncomplete
 		}
 		if err != nil {
-			w.Close()
-			return nil, r.streamFailed(ctx, listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w", err))
+			if ctx.Err() == nil {
+				r.answered(err)
+			}
+			return fail(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w", err))
 		}
 		switch ev.Type {
 		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
+			r.progress.object(ev.Bytes)
 			key, err := validKey(r.keyFunc, ev.Object)
 			if err != nil {
 				r.m.Skipped.Inc()
@@ -164,25 +213,24 @@ func (r *Reflector[T]) streamList(ctx context.Context) (listwatch.Watch[T], erro
 				continue
 			}
 			if ev.ResourceVersion == "" {
-				w.Close()
-				return nil, r.streamFailed(ctx, listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w", ErrMissingResourceVersion))
+				return fail(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w", ErrMissingResourceVersion))
 			}
+			guard.stop() // if it fired just now, the watch step finds the stream closed and reopens it
 			items := make([]T, 0, len(objs))
 			for _, obj := range objs {
 				items = append(items, obj)
 			}
 			stored, err := r.replace(items, ev.ResourceVersion)
 			if err != nil {
-				w.Close()
-				return nil, r.streamFailed(ctx, listwatch.PhaseList, err)
+				return fail(listwatch.PhaseList, err)
 			}
 			r.listed(&r.m.StreamingLists, &r.m.PagedLists, stored)
 			r.setLastRV(ev.ResourceVersion)
 			r.rvUnavailable = false
-			return w, nil
+			filled = true
+			return w, timeout, nil
 		case listwatch.Error:
-			w.Close()
-			return nil, r.streamFailed(ctx, listwatch.PhaseWatchStream, fmt.Errorf("streaming list: error event: %w", ev.Err))
+			return fail(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: error event: %w", ev.Err))
 		default:
 			r.report(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w %q", ErrUnknownEventType, ev.Type))
 		}

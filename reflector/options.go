@@ -36,6 +36,12 @@ const (
 	DefaultBackoffInitial  = 800 * time.Millisecond
 	DefaultBackoffMax      = 30 * time.Second
 	DefaultBackoffReset    = 2 * time.Minute
+	// DefaultInitialEventsTimeout bounds a streaming list: the time from
+	// opening it to its end bookmark.
+	DefaultInitialEventsTimeout = time.Minute
+	// DefaultBookmarkInterval is how often a kube-apiserver sends a
+	// bookmark on a watch that asked for them (its cacher's default).
+	DefaultBookmarkInterval = time.Minute
 )
 
 // Settings tune how a reflector lists and watches: page size, streaming
@@ -56,8 +62,24 @@ type Settings struct {
 	MinWatchTimeout, MaxWatchTimeout time.Duration
 	// Back-off between failed attempts: starts at BackoffInitial, doubles
 	// up to BackoffMax, with up to 100% jitter added, and starts over after
-	// BackoffReset without a failure. Zero values take the defaults.
+	// BackoffReset without a failure, or as soon as the source answers
+	// again after it was unreachable. Zero values take the defaults.
 	BackoffInitial, BackoffMax, BackoffReset time.Duration
+	// InitialEventsTimeout bounds a streaming list from its opening to the
+	// bookmark that ends its initial events: past it, the reflector closes
+	// the stream, reports ErrInitialEventsTimeout and lists in pages
+	// instead (a proxy that drops that bookmark would otherwise hang the
+	// informer forever); with StreamingAuto, later lists are paged too.
+	// Set it above the time the largest list takes. Zero means
+	// DefaultInitialEventsTimeout; negative never times out.
+	InitialEventsTimeout time.Duration
+	// BookmarkInterval is how often the source sends bookmarks on a watch.
+	// A watch through which nothing at all has come for longer than its
+	// timeout plus BookmarkInterval is stalled (the server would have
+	// closed it): the reflector closes it, reports ErrWatchStalled and
+	// watches again from the last version. Zero means
+	// DefaultBookmarkInterval.
+	BookmarkInterval time.Duration
 }
 
 // Options configures a Reflector. Source and Store are required.
@@ -103,6 +125,14 @@ var (
 	// ErrInitialEventsIncomplete: a streaming list ended before the
 	// bookmark that marks the end of the initial events.
 	ErrInitialEventsIncomplete = errors.New("stream ended before the initial-events-end bookmark")
+	// ErrInitialEventsTimeout: a streaming list's end bookmark did not
+	// come within Settings.InitialEventsTimeout; the reflector falls back
+	// to a paged list.
+	ErrInitialEventsTimeout = errors.New("no initial-events-end bookmark in time: falling back to a paged list")
+	// ErrWatchStalled: nothing came through a watch for longer than its
+	// timeout plus Settings.BookmarkInterval; the reflector closed it and
+	// watches again.
+	ErrWatchStalled = errors.New("watch stalled: nothing received past its timeout plus the bookmark interval")
 	// ErrUnknownEventType: an event with a type the reflector does not
 	// know; it is skipped.
 	ErrUnknownEventType = errors.New("unknown event type")

@@ -36,7 +36,9 @@ import (
 //   - With streaming lists (Options.Streaming), the store is filled from
 //     a watch with SendInitialEvents that ends at the bookmark marked
 //     InitialEventsEnd, and the same stream then carries on as the watch.
-//     A failed streaming list falls back to a plain list.
+//     A failed streaming list falls back to a plain list, and so does one
+//     whose end bookmark has not come within InitialEventsTimeout
+//     (ErrInitialEventsTimeout; with StreamingAuto, for good).
 //   - The watch starts at the list's version, with bookmarks and a
 //     timeout random between Options.MinWatchTimeout and MaxWatchTimeout.
 //     Bookmarks only advance the version. A watch that ends cleanly is
@@ -46,12 +48,20 @@ import (
 //     a watch backs off and reopens the watch, without relisting. Any
 //     other watch failure, an Error event included, backs off and relists
 //     at the last version seen.
+//   - A watch through which nothing has come for longer than its timeout
+//     plus BookmarkInterval is stalled: it is closed, reported
+//     (ErrWatchStalled) and reopened at the last version seen.
 //   - Events the source could not decode into T, nil objects, and
 //     objects the store refuses (its key function or Transform failed) are
 //     reported and skipped. A Replace error wrapping cache.ErrSkipped is
 //     such a report, not a failed list: the reflector goes on to watch.
 //   - Back-off grows from 800 ms to 30 s with jitter and starts over after
-//     two minutes without failures.
+//     two minutes without failures, or as soon as the source answers again
+//     after being unavailable (so the relist after an outage that ended
+//     in "expired" is not delayed by the outage's back-off).
+//
+// Progress reports the list under way (objects, bytes, pages, the
+// server's remaining count and an ETA), fallbacks and stalled watches.
 //
 // Every failure reaches Options.ErrorHandler, wrapped in a
 // *listwatch.PhaseError naming the phase.
@@ -64,9 +74,14 @@ type Reflector[T cache.Object] struct {
 	streaming StreamingMode
 	minWatch  time.Duration
 	maxWatch  time.Duration
-	handler   func(error)
-	clock     clock.WithTicker
-	m         metrics.ReflectorMetrics // updated by the list-watch loop only
+	// initialEvents bounds a streaming list (<0: never); bookmarks is the
+	// source's bookmark interval.
+	initialEvents time.Duration
+	bookmarks     time.Duration
+	handler       func(error)
+	clock         clock.WithTicker
+	m             metrics.ReflectorMetrics // updated by the list-watch loop only
+	progress      *progress
 
 	started atomic.Bool // set by the first Run
 
@@ -101,6 +116,7 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 		maxWatch:  opts.MaxWatchTimeout,
 		handler:   opts.ErrorHandler,
 		clock:     opts.Clock,
+		progress:  newProgress(),
 	}
 	if r.name == "" {
 		r.name = "reflector"
@@ -114,6 +130,11 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 	if r.maxWatch <= 0 {
 		r.maxWatch = 2 * r.minWatch
 	}
+	r.initialEvents = opts.InitialEventsTimeout
+	if r.initialEvents == 0 {
+		r.initialEvents = DefaultInitialEventsTimeout
+	}
+	r.bookmarks = orDefault(opts.BookmarkInterval, DefaultBookmarkInterval)
 	if r.clock == nil {
 		r.clock = clock.RealClock{}
 	}
@@ -145,6 +166,10 @@ func (r *Reflector[T]) LastSyncResourceVersion() string {
 	defer r.rvMu.Unlock()
 	return r.lastRV
 }
+
+// Progress returns a snapshot of the reflector's lists (see Progress).
+// Safe for concurrent use.
+func (r *Reflector[T]) Progress() Progress { return r.progress.snapshot() }
 
 // VersionChanged returns a channel that is closed the next time the
 // version LastSyncResourceVersion returns is set: by a list, an event or
@@ -207,8 +232,10 @@ type state[T cache.Object] struct {
 	// backoff: wait a back-off delay before acting.
 	backoff bool
 	// stream, in stateWatch, is a stream already open (the rest of a
-	// streaming list) to read instead of opening a new watch.
-	stream listwatch.Watch[T]
+	// streaming list) to read instead of opening a new watch, asked for
+	// with timeout.
+	stream  listwatch.Watch[T]
+	timeout time.Duration
 }
 
 // loop runs the state machine until ctx is done.
@@ -229,7 +256,7 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 		case stateList:
 			st = r.list(ctx)
 		case stateWatch:
-			st = r.watch(ctx, st.stream)
+			st = r.watch(ctx, st.stream, st.timeout)
 		}
 	}
 	if st.stream != nil {

@@ -16,32 +16,40 @@ import (
 const veryShortWatch = time.Second
 
 // watch is the stateWatch step: open a watch at the last version (unless
-// w is a stream already open), apply its events until it ends, and decide
-// what comes next.
-func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T] {
+// w is a stream already open, asked for with timeout), apply its events
+// until it ends, and decide what comes next. A guard closes the watch
+// when nothing comes through it past its timeout plus the bookmark
+// interval.
+func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T], timeout time.Duration) state[T] {
 	if w == nil {
 		var opts listwatch.Options
 		opts.ResourceVersion = r.LastSyncResourceVersion()
 		opts.AllowBookmarks = true
 		opts.TimeoutSeconds = r.watchTimeout()
+		timeout = time.Duration(opts.TimeoutSeconds) * time.Second
 		var err error
 		w, err = r.src.Watch(ctx, opts)
 		if err != nil {
 			if ctx.Err() != nil {
 				return state[T]{kind: stateWatch}
 			}
+			r.answered(err)
 			r.m.WatchErrors.Inc()
 			r.report(listwatch.PhaseWatchStart, fmt.Errorf("watch from %q: %w", opts.ResourceVersion, err))
 			return afterWatchFailure[T](err)
 		}
+		r.answered(nil)
 	}
 	defer w.Close()
+	guard := guardWatch(w, r.clock, timeout+r.bookmarks, false)
+	defer guard.stop()
 	r.m.Watches.Inc()
 	start := r.clock.Now()
 	events := 0
 	defer func() { r.m.WatchDuration.Observe(r.clock.Since(start).Seconds()) }()
 	for {
 		ev, err := w.Next()
+		guard.seen()
 		if errors.Is(err, listwatch.ErrWrongType) {
 			r.m.Skipped.Inc()
 			r.report(listwatch.PhaseWatchStream, fmt.Errorf("skipping event: %w", err))
@@ -51,6 +59,13 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T]
 			return state[T]{kind: stateWatch}
 		}
 		if err == io.EOF {
+			if guard.stop() {
+				r.m.StalledWatches.Inc()
+				r.progress.stalled()
+				r.report(listwatch.PhaseWatchStream, fmt.Errorf("%w (%s), reopening at %q",
+					ErrWatchStalled, timeout+r.bookmarks, r.LastSyncResourceVersion()))
+				return state[T]{kind: stateWatch}
+			}
 			if events == 0 && r.clock.Since(start) < veryShortWatch {
 				r.m.ShortWatches.Inc()
 				r.report(listwatch.PhaseWatchStream, ErrVeryShortWatch)
@@ -59,6 +74,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T]
 			return state[T]{kind: stateWatch}
 		}
 		if err != nil {
+			r.answered(err)
 			r.m.WatchErrors.Inc()
 			r.report(listwatch.PhaseWatchStream, err)
 			return afterWatchFailure[T](err)
@@ -80,6 +96,12 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T]) state[T]
 			r.report(listwatch.PhaseWatchStream, fmt.Errorf("%w %q", ErrUnknownEventType, ev.Type))
 		}
 	}
+}
+
+// answered tells the back-off whether the source answered a request
+// (err is nil or not ErrUnavailable) or could not be reached.
+func (r *Reflector[T]) answered(err error) {
+	r.backoff.answered(errors.Is(err, listwatch.ErrUnavailable))
 }
 
 // countEvent counts one watch event by type.

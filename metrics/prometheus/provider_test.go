@@ -36,6 +36,7 @@ var vocabulary = []string{
 	"k_reflector_lists_total", "k_reflector_list_errors_total", "k_reflector_list_duration_seconds",
 	"k_reflector_list_items", "k_reflector_last_list_mode", "k_reflector_watches_total",
 	"k_reflector_watch_errors_total", "k_reflector_watch_duration_seconds", "k_reflector_short_watches_total",
+	"k_reflector_stalled_watches_total",
 	"k_reflector_events_total", "k_reflector_skipped_total", "k_reflector_backoff_seconds",
 	"k_reflector_last_resource_version",
 	"k_informer_queue_depth", "k_informer_objects", "k_informer_lag_seconds",

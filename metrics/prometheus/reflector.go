@@ -14,31 +14,32 @@ const (
 
 // reflectorVecs are the vectors behind metrics.ReflectorMetrics.
 type reflectorVecs struct {
-	lists, listErrors                           *prometheus.CounterVec
-	listDuration, listItems                     *prometheus.HistogramVec
-	lastListMode                                *prometheus.GaugeVec
-	watches, watchErrors, shortWatches, skipped *prometheus.CounterVec
-	watchDuration, backoff                      *prometheus.HistogramVec
-	events                                      *prometheus.CounterVec
-	lastRV                                      *prometheus.GaugeVec
+	lists, listErrors                                           *prometheus.CounterVec
+	listDuration, listItems                                     *prometheus.HistogramVec
+	lastListMode                                                *prometheus.GaugeVec
+	watches, watchErrors, shortWatches, stalledWatches, skipped *prometheus.CounterVec
+	watchDuration, backoff                                      *prometheus.HistogramVec
+	events                                                      *prometheus.CounterVec
+	lastRV                                                      *prometheus.GaugeVec
 }
 
 func newReflectorVecs(b *builder) reflectorVecs {
 	b.sub = "reflector"
 	return reflectorVecs{
-		lists:         b.counter("lists_total", "Lists started to fill the store, by mode (paged or streaming).", "name", "mode"),
-		listErrors:    b.counter("list_errors_total", "Lists that failed, by mode; a failed streaming list falls back to a paged one.", "name", "mode"),
-		listDuration:  b.histogram("list_duration_seconds", "How long, in seconds, each list took, by mode.", b.durations, "name", "mode"),
-		listItems:     b.histogram("list_items", "Objects each successful list put in the store, by mode.", b.sizes, "name", "mode"),
-		lastListMode:  b.gauge("last_list_mode", "1 for the mode of the last list that filled the store, 0 for the other.", "name", "mode"),
-		watches:       b.counter("watches_total", "Watches read, opened or carried on from a streaming list.", "name"),
-		watchErrors:   b.counter("watch_errors_total", "Watches that failed to open, failed while read, or delivered an Error event.", "name"),
-		watchDuration: b.histogram("watch_duration_seconds", "How long, in seconds, each watch was read.", b.durations, "name"),
-		shortWatches:  b.counter("short_watches_total", "Watches that ended cleanly in under a second without an event.", "name"),
-		events:        b.counter("events_total", "Watch events received after the store was filled, by type.", "name", "type"),
-		skipped:       b.counter("skipped_total", "Listed objects and events dropped as unusable (wrong type, nil, no key).", "name"),
-		backoff:       b.histogram("backoff_seconds", "Back-off delays, in seconds, before retries.", b.durations, "name"),
-		lastRV:        b.gauge("last_resource_version", "Resource version the store reflects, when numeric.", "name"),
+		lists:          b.counter("lists_total", "Lists started to fill the store, by mode (paged or streaming).", "name", "mode"),
+		listErrors:     b.counter("list_errors_total", "Lists that failed, by mode; a failed streaming list falls back to a paged one.", "name", "mode"),
+		listDuration:   b.histogram("list_duration_seconds", "How long, in seconds, each list took, by mode.", b.durations, "name", "mode"),
+		listItems:      b.histogram("list_items", "Objects each successful list put in the store, by mode.", b.sizes, "name", "mode"),
+		lastListMode:   b.gauge("last_list_mode", "1 for the mode of the last list that filled the store, 0 for the other.", "name", "mode"),
+		watches:        b.counter("watches_total", "Watches read, opened or carried on from a streaming list.", "name"),
+		watchErrors:    b.counter("watch_errors_total", "Watches that failed to open, failed while read, or delivered an Error event.", "name"),
+		watchDuration:  b.histogram("watch_duration_seconds", "How long, in seconds, each watch was read.", b.durations, "name"),
+		shortWatches:   b.counter("short_watches_total", "Watches that ended cleanly in under a second without an event.", "name"),
+		stalledWatches: b.counter("stalled_watches_total", "Watches closed and reopened because nothing came through them past their timeout plus the bookmark interval.", "name"),
+		events:         b.counter("events_total", "Watch events received after the store was filled, by type.", "name", "type"),
+		skipped:        b.counter("skipped_total", "Listed objects and events dropped as unusable (wrong type, nil, no key).", "name"),
+		backoff:        b.histogram("backoff_seconds", "Back-off delays, in seconds, before retries.", b.durations, "name"),
+		lastRV:         b.gauge("last_resource_version", "Resource version the store reflects, when numeric.", "name"),
 	}
 }
 
@@ -60,6 +61,7 @@ func (v *reflectorVecs) metrics(name string) metrics.ReflectorMetrics {
 		WatchErrors:         v.watchErrors.WithLabelValues(name),
 		WatchDuration:       v.watchDuration.WithLabelValues(name),
 		ShortWatches:        v.shortWatches.WithLabelValues(name),
+		StalledWatches:      v.stalledWatches.WithLabelValues(name),
 		AddedEvents:         v.events.WithLabelValues(name, "ADDED"),
 		ModifiedEvents:      v.events.WithLabelValues(name, "MODIFIED"),
 		DeletedEvents:       v.events.WithLabelValues(name, "DELETED"),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/reflector"
 )
 
 // failureKind sorts informer errors by what a person should be told.
@@ -42,6 +43,9 @@ func classifyFailure(err error) failure {
 		f.kind, f.text = failWarning, fmt.Sprintf("handler panicked: %v", panicErr.Value)
 	case errors.Is(err, listwatch.ErrWrongType):
 		f.kind, f.text = failWarning, "skipped an object: "+innerMessage(err)
+	case errors.Is(err, reflector.ErrInitialEventsTimeout), errors.Is(err, reflector.ErrWatchStalled):
+		// Said once: the reflector has already fallen back or restarted.
+		f.kind, f.text = failWarning, innerMessage(err)
 	case errors.Is(err, listwatch.ErrExpired):
 		f.kind = failExpired
 	case errors.Is(err, listwatch.ErrUnavailable), unreachable(err):

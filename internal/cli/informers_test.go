@@ -2,43 +2,32 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"time"
 
 	"github.com/kinformer/kinformer/listwatch"
-	"github.com/kinformer/kinformer/listwatch/fake"
+	"github.com/kinformer/kinformer/reflector"
 )
 
-func TestCountingSourceCountsPagesAndTotal(t *testing.T) {
-	src, err := fake.New(fake.Options[*unstructured.Unstructured]{})
-	if err != nil {
-		t.Fatal(err)
+// A streaming list given up for a paged one, and a stalled watch
+// restarted, are each said once, as what happened, not as a failure
+// waiting for its end.
+func TestHealthSaysOnceWhenAStreamingListFellBackOrAWatchWasRestarted(t *testing.T) {
+	clock := newFakeClock("08:00:00")
+	h := newHealth(testHost, nil, clock.now)
+	h.failure("pods", reflectorErr("pods", listwatch.PhaseWatchStream,
+		fmt.Errorf("streaming list: %w (1m0s)", reflector.ErrInitialEventsTimeout)))
+	clock.advance(time.Minute)
+	h.failure("pods", reflectorErr("pods", listwatch.PhaseWatchStream,
+		fmt.Errorf("%w (6m0s), reopening at %q", reflector.ErrWatchStalled, "42")))
+	got := h.takeNotes()
+	if len(got) != 2 ||
+		!strings.Contains(got[0], "pods: streaming list: no initial-events-end bookmark in time: falling back to a paged list (1m0s)") ||
+		!strings.Contains(got[1], "pods: watch stalled: nothing received past its timeout plus the bookmark interval (6m0s)") {
+		t.Fatalf("said %q", got)
 	}
-	for i := range 25 {
-		if _, err := src.Create(obj("ConfigMap", "ns", fmt.Sprintf("cm-%02d", i), 0, nil)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := &syncProgress{}
-	cs := &countingSource[*unstructured.Unstructured]{inner: src, p: p}
-	page, err := cs.List(t.Context(), listwatch.Options{Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.items.Load() != 10 || p.total.Load() != 25 {
-		t.Errorf("after one page: items %d total %d, want 10 and 25", p.items.Load(), p.total.Load())
-	}
-	for page.Continue != "" {
-		if page, err = cs.List(t.Context(), listwatch.Options{Limit: 10, Continue: page.Continue}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if p.items.Load() != 25 {
-		t.Errorf("after every page: items %d, want 25", p.items.Load())
-	}
-	// A new list starts over.
-	if _, err := cs.List(t.Context(), listwatch.Options{}); err != nil || p.items.Load() != 25 || p.total.Load() != 25 {
-		t.Errorf("relist: items %d total %d err %v", p.items.Load(), p.total.Load(), err)
+	if c := h.conditions(); len(c) != 0 && strings.Contains(strings.Join(c, "\n"), "failing") {
+		t.Errorf("a fallback is shown as an ongoing failure: %q", c)
 	}
 }

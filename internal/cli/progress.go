@@ -5,21 +5,38 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/kinformer/kinformer/reflector"
 )
 
-// progressLine renders one informer's initial sync: objects so far, the
-// rate, and the total when the server announced it. With a bar width it
-// draws a bar for a terminal; without, a plain line.
-func progressLine(name string, items, total int64, elapsed time.Duration, barWidth int) string {
-	rate := 0.0
-	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(items) / s
+// progressLine renders one informer's initial sync from its reflector's
+// progress at now: objects so far, the rate, the total and an ETA when
+// the server announced how many remain, the bytes received, the time the
+// list has taken, and whether it is a paged list a streaming one fell
+// back to. With a bar width it draws a bar for a terminal; without, a
+// plain line.
+func progressLine(name string, p reflector.Progress, now time.Time, barWidth int) string {
+	var elapsed time.Duration
+	if !p.Started.IsZero() {
+		elapsed = now.Sub(p.Started)
 	}
+	items, total := p.Objects, p.Expected
 	count := plural(int(items), "object")
 	if total > 0 {
 		count = fmt.Sprintf("%d/%s", items, plural(int(total), "object"))
 	}
-	text := fmt.Sprintf("syncing %s: %s, %.0f/s, %s", name, count, rate, elapsed.Round(100*time.Millisecond))
+	parts := []string{count, fmt.Sprintf("%.0f/s", p.Rate(now))}
+	if eta, ok := p.ETA(now); ok {
+		parts = append(parts, "ETA "+roundDuration(eta))
+	}
+	if p.Bytes > 0 {
+		parts = append(parts, bytesIEC(uint64(p.Bytes)))
+	}
+	parts = append(parts, elapsed.Round(100*time.Millisecond).String())
+	if p.Fallbacks > 0 {
+		parts = append(parts, "paged (the streaming list fell back)")
+	}
+	text := fmt.Sprintf("syncing %s: %s", name, strings.Join(parts, ", "))
 	if barWidth <= 0 {
 		return text
 	}

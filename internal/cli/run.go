@@ -21,70 +21,12 @@ import (
 // newSourceFunc is kube.Dynamic or kube.Metadata.
 type newSourceFunc[T cache.Object] func(*rest.Config, schema.GroupVersionResource, kube.SourceOptions) (listwatch.ListerWatcher[T], error)
 
-// syncProgress counts the objects of an informer's initial list as they
-// arrive, for the progress bar. The zero value is ready.
-type syncProgress struct {
-	// items counts the objects received by the list in progress (paged or
-	// streamed); total is the number the server announced, or 0.
-	items, total atomic.Int64
-	// done is set once the informer has synced; counting stops.
-	done atomic.Bool
-}
-
-// countingSource wraps a source to feed a syncProgress.
-type countingSource[T cache.Object] struct {
-	inner listwatch.ListerWatcher[T]
-	p     *syncProgress
-}
-
-func (s *countingSource[T]) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[T], error) {
-	page, err := s.inner.List(ctx, opts)
-	if err != nil || s.p.done.Load() {
-		return page, err
-	}
-	if opts.Continue == "" {
-		s.p.items.Store(0) // a new list starts over
-	}
-	n := s.p.items.Add(int64(len(page.Items)))
-	switch {
-	case page.RemainingItemCount != nil:
-		s.p.total.Store(n + *page.RemainingItemCount)
-	case page.Continue == "":
-		s.p.total.Store(n)
-	}
-	return page, nil
-}
-
-func (s *countingSource[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatch.Watch[T], error) {
-	w, err := s.inner.Watch(ctx, opts)
-	if err != nil || !opts.SendInitialEvents || s.p.done.Load() {
-		return w, err
-	}
-	s.p.items.Store(0)
-	return &countingWatch[T]{Watch: w, p: s.p}, nil
-}
-
-// countingWatch counts the Added events of a streaming list.
-type countingWatch[T cache.Object] struct {
-	listwatch.Watch[T]
-	p *syncProgress
-}
-
-func (w *countingWatch[T]) Next() (listwatch.Event[T], error) {
-	ev, err := w.Watch.Next()
-	if err == nil && ev.Type == listwatch.Added && !w.p.done.Load() {
-		w.p.items.Add(1)
-	}
-	return ev, err
-}
-
 // live is one running informer of a command.
 type live[T labeled] struct {
 	target   target
 	name     string
 	inf      *informer.Shared[T]
 	reg      *informer.Registration
-	progress *syncProgress
 	counters *informerCounters
 	// started is when the informer was built (just before it runs).
 	started time.Time
@@ -146,11 +88,11 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.arg, err)
 		}
-		l := &live[T]{target: t, name: informerName(t), progress: &syncProgress{}, fatal: make(chan error, 1), started: time.Now()}
+		l := &live[T]{target: t, name: informerName(t), fatal: make(chan error, 1), started: time.Now()}
 		l.counters = opts.collector.counters(l.name)
 		inf, err := informer.NewShared(informer.Options[T]{
 			Name:      l.name,
-			Source:    &countingSource[T]{inner: src, p: l.progress},
+			Source:    src,
 			Transform: informer.DropManagedFields[T],
 			Metrics:   opts.collector,
 			ErrorHandler: func(err error) {
@@ -205,7 +147,6 @@ func (g *group[T]) run(ctx context.Context) {
 			select {
 			case <-l.reg.Synced():
 				l.syncedIn.Store(int64(max(time.Since(l.started), time.Nanosecond)))
-				l.progress.done.Store(true)
 			case <-ctx.Done():
 			}
 		})

@@ -19,8 +19,14 @@ type statSample struct {
 	objects                   int
 	synced                    bool
 	syncTime                  time.Duration
-	// listed and total are the initial sync's progress while not synced.
+	// listed and total are the initial sync's progress while not synced
+	// (total 0: unknown), with an ETA when etaKnown.
 	listed, total int64
+	eta           time.Duration
+	etaKnown      bool
+	// fallbacks counts streaming lists given up for paged ones, restarts
+	// watches restarted because they had stalled.
+	fallbacks, restarts int
 	// Events received on watches since the start, and per second over the
 	// last interval.
 	added, modified, deleted          int64
@@ -69,6 +75,7 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 	out := make([]statSample, len(s.g.informers))
 	for i, l := range s.g.informers {
 		c := l.counters
+		pr := l.inf.Progress()
 		st := statSample{
 			name:      l.name,
 			resource:  resourceName(l.target),
@@ -76,8 +83,10 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 			objects:   l.inf.Cache().Len(),
 			synced:    l.synced(),
 			syncTime:  l.syncTime(),
-			listed:    l.progress.items.Load(),
-			total:     l.progress.total.Load(),
+			listed:    pr.Objects,
+			total:     max(pr.Expected, 0),
+			fallbacks: pr.Fallbacks,
+			restarts:  pr.StalledWatches,
 			added:     c.added.value(),
 			modified:  c.modified.value(),
 			deleted:   c.deleted.value(),
@@ -88,6 +97,7 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 			errEvents: c.errorEvents.value() + c.listErrors.value() + c.watchErrors.value(),
 			rv:        l.inf.LastSyncResourceVersion(),
 		}
+		st.eta, st.etaKnown = pr.ETA(now)
 		// Rates start once the informer was synced at the previous sample,
 		// so the initial list (streamed as ADDED events) does not count.
 		if p := s.prev[i]; elapsed > 0 && p.synced {
@@ -139,9 +149,10 @@ func formatStatsLine(s statSample, p processSample) string {
 	if ns == "" {
 		ns = "*"
 	}
-	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d heap=%s",
+	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d fallbacks=%d restarts=%d heap=%s",
 		s.resource, ns, s.objects, s.synced, sync, s.addRate, s.modifyRate, s.deleteRate,
-		s.added, s.modified, s.deleted, s.backlog, s.merged, rv, s.lists, s.watches, s.errEvents, bytesIEC(p.heapBytes))
+		s.added, s.modified, s.deleted, s.backlog, s.merged, rv, s.lists, s.watches, s.errEvents,
+		s.fallbacks, s.restarts, bytesIEC(p.heapBytes))
 }
 
 // statsJSON is the -o json form of a sample, one object per line.
@@ -155,6 +166,9 @@ type statsJSON struct {
 	// Listed and Total are the initial list's progress, before the sync.
 	Listed          int64   `json:"listed,omitempty"`
 	Total           int64   `json:"total,omitempty"`
+	ETASeconds      float64 `json:"etaSeconds,omitempty"`
+	Fallbacks       int     `json:"fallbacks"`
+	Restarts        int     `json:"restarts"`
 	AddedPerSec     float64 `json:"addedPerSecond"`
 	ModifiedPerSec  float64 `json:"modifiedPerSecond"`
 	DeletedPerSec   float64 `json:"deletedPerSecond"`
@@ -177,11 +191,15 @@ func formatStatsJSON(at time.Time, s statSample, p processSample) string {
 		AddedPerSec: s.addRate, ModifiedPerSec: s.modifyRate, DeletedPerSec: s.deleteRate,
 		Added: s.added, Modified: s.modified, Deleted: s.deleted, Backlog: s.backlog, Merged: s.merged,
 		ResourceVersion: s.rv, Lists: s.lists, Watches: s.watches, Errors: s.errEvents, HeapBytes: p.heapBytes,
+		Fallbacks: s.fallbacks, Restarts: s.restarts,
 	}
 	if s.synced {
 		j.SyncSeconds = s.syncTime.Seconds()
 	} else {
 		j.Listed, j.Total = s.listed, s.total
+		if s.etaKnown {
+			j.ETASeconds = s.eta.Seconds()
+		}
 	}
 	b, _ := json.Marshal(j) // plain fields: cannot fail
 	return string(b)
@@ -310,7 +328,10 @@ var statsColumns = []statsColumn{
 		return fmt.Sprint(s.listed)
 	}},
 	{"SYNCED", func(s statSample) string {
-		if !s.synced {
+		switch {
+		case !s.synced && s.etaKnown:
+			return "syncing, ETA " + roundDuration(s.eta)
+		case !s.synced:
 			return "syncing"
 		}
 		return "in " + syncDuration(s.syncTime)
@@ -329,6 +350,10 @@ var statsColumns = []statsColumn{
 	{"LISTS", func(s statSample) string { return fmt.Sprint(s.lists) }},
 	{"WATCHES", func(s statSample) string { return fmt.Sprint(s.watches) }},
 	{"ERRORS", func(s statSample) string { return fmt.Sprint(s.errEvents) }},
+	// STALLS counts streams given up: streaming lists whose end bookmark
+	// never came (fell back to paged) and watches restarted after going
+	// silent. The health notes say which, when each happens.
+	{"STALLS", func(s statSample) string { return fmt.Sprint(s.fallbacks + s.restarts) }},
 }
 
 // narrowHeaders shorten the rate columns when the table does not fit.
@@ -342,7 +367,7 @@ var fitSteps = []struct {
 	drop     string
 	maxNames int
 }{
-	{drop: "LISTS"}, {drop: "WATCHES"}, {drop: "MERGED"}, {maxNames: 24}, {drop: "RV"}, {maxNames: 16},
+	{drop: "STALLS"}, {drop: "LISTS"}, {drop: "WATCHES"}, {drop: "MERGED"}, {maxNames: 24}, {drop: "RV"}, {maxNames: 16},
 	{drop: "ERRORS"}, {maxNames: 10},
 }
 

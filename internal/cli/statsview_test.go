@@ -8,24 +8,35 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/kinformer/kinformer/reflector"
 )
 
 func TestProgressLine(t *testing.T) {
+	now := testNow
+	started := now.Add(-2 * time.Second)
 	for _, tc := range []struct {
-		items, total int64
-		bar          int
-		want         string
+		p    reflector.Progress
+		bar  int
+		want string
 	}{
-		{1500, 0, 0, "syncing pods: 1500 objects, 750/s, 2s"},
-		{500, 2000, 0, "syncing pods: 500/2000 objects, 250/s, 2s"},
-		{1000, 2000, 10, "[█████░░░░░] syncing pods: 1000/2000 objects, 500/s, 2s"},
+		{reflector.Progress{Listing: true, Started: started, Objects: 1500, Expected: -1},
+			0, "syncing pods: 1500 objects, 750/s, 2s"},
+		{reflector.Progress{Listing: true, Started: started, Objects: 500, Expected: 2000, Bytes: 3 << 20},
+			0, "syncing pods: 500/2000 objects, 250/s, ETA 6s, 3.0MiB, 2s"},
+		{reflector.Progress{Listing: true, Started: started, Objects: 1000, Expected: 2000},
+			10, "[█████░░░░░] syncing pods: 1000/2000 objects, 500/s, ETA 2s, 2s"},
+		{reflector.Progress{Listing: true, Mode: reflector.ListPaged, Started: started, Objects: 100, Expected: -1, Fallbacks: 1},
+			0, "syncing pods: 100 objects, 50/s, 2s, paged (the streaming list fell back)"},
+		{reflector.Progress{}, 0, "syncing pods: 0 objects, 0/s, 0s"},
 	} {
-		if got := progressLine("pods", tc.items, tc.total, 2*time.Second, tc.bar); got != tc.want {
-			t.Errorf("progressLine(%d, %d, bar %d) = %q, want %q", tc.items, tc.total, tc.bar, got, tc.want)
+		if got := progressLine("pods", tc.p, now, tc.bar); got != tc.want {
+			t.Errorf("progressLine(%+v, bar %d) = %q, want %q", tc.p, tc.bar, got, tc.want)
 		}
 	}
 	// Without a total the bar still moves.
-	if a, b := progressLine("p", 1, 0, 0, 10), progressLine("p", 1, 0, 300*time.Millisecond, 10); a[:12] == b[:12] {
+	p := reflector.Progress{Listing: true, Started: now, Objects: 1, Expected: -1}
+	if a, b := progressLine("p", p, now, 10), progressLine("p", p, now.Add(300*time.Millisecond), 10); a[:12] == b[:12] {
 		t.Errorf("indeterminate bar did not move: %q, %q", a, b)
 	}
 }
@@ -33,7 +44,7 @@ func TestProgressLine(t *testing.T) {
 func TestStatsLineIsParseable(t *testing.T) {
 	s := statSample{name: "pods -n web", resource: "pods", namespace: "web", objects: 150, synced: true, syncTime: 84 * time.Millisecond,
 		added: 120, modified: 240, deleted: 118, addRate: 2, modifyRate: 4.25, deleteRate: 2,
-		backlog: 3, merged: 7, rv: "4711", lists: 1, watches: 2}
+		backlog: 3, merged: 7, rv: "4711", lists: 1, watches: 2, fallbacks: 1, restarts: 2}
 	line := formatStatsLine(s, processSample{heapBytes: 15 << 20})
 	kv := map[string]string{}
 	for _, f := range strings.Fields(line) {
@@ -45,7 +56,8 @@ func TestStatsLineIsParseable(t *testing.T) {
 	}
 	want := map[string]string{"resource": "pods", "namespace": "web", "objects": "150", "synced": "true", "sync": "84ms",
 		"added/s": "2.0", "modified/s": "4.2", "deleted/s": "2.0", "added": "120", "modified": "240", "deleted": "118",
-		"backlog": "3", "merged": "7", "rv": "4711", "lists": "1", "watches": "2", "errors": "0", "heap": "15.0MiB"}
+		"backlog": "3", "merged": "7", "rv": "4711", "lists": "1", "watches": "2", "errors": "0", "heap": "15.0MiB",
+		"fallbacks": "1", "restarts": "2"}
 	for k, v := range want {
 		if kv[k] != v {
 			t.Errorf("%s=%q, want %q (line %q)", k, kv[k], v, line)
@@ -270,15 +282,15 @@ func TestStatsViewOn80Columns(t *testing.T) {
 	}
 }
 
-// TestStatsViewOn160Columns: a wide terminal shows every column and every
+// TestStatsViewOn170Columns: a wide terminal shows every column and every
 // name in full.
-func TestStatsViewOn160Columns(t *testing.T) {
-	const width, height = 160, 40
+func TestStatsViewOn170Columns(t *testing.T) {
+	const width, height = 170, 40
 	term := newVT(width, height)
 	v := newStatsView(Streams{Out: term, OutIsTerminal: true, Width: width}, StatsOptions{})
 	v.size = func() (int, int) { return width, height }
 	v.draw(demoFrame(testNow, 1), nil)
-	checkScreen(t, term, width, []string{"RESOURCE", "OBJECTS", "SYNCED", "ADDED/s", "MODIFIED/s", "DELETED/s", "BACKLOG", "MERGED", "RV", "LISTS", "WATCHES", "ERRORS"},
+	checkScreen(t, term, width, []string{"RESOURCE", "OBJECTS", "SYNCED", "ADDED/s", "MODIFIED/s", "DELETED/s", "BACKLOG", "MERGED", "RV", "LISTS", "WATCHES", "ERRORS", "STALLS"},
 		[]string{"pods ", "configmaps ", "deployments.apps -n kinformer-demo-with-a-long-namespace ", "widgets.stable.example.kinformer.dev "})
 	if strings.Contains(term.text(), "…") {
 		t.Errorf("something was cut on a wide terminal:\n%s", term.text())

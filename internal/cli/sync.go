@@ -30,7 +30,6 @@ func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Strea
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	start := time.Now()
 	for {
 		select {
 		case err := <-done:
@@ -55,7 +54,7 @@ func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Strea
 				if l.synced() {
 					continue
 				}
-				lines = append(lines, progressLine(l.name, l.progress.items.Load(), l.progress.total.Load(), time.Since(start), bar))
+				lines = append(lines, progressLine(l.name, l.inf.Progress(), time.Now(), bar))
 			}
 			if p.terminal {
 				lines = append(lines, g.health.conditions()...)

@@ -1,0 +1,222 @@
+package checkpoint_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kinformer/kinformer/checkpoint"
+)
+
+func pods(n int) []*corev1.Pod {
+	out := make([]*corev1.Pod, n)
+	for i := range out {
+		out[i] = &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: fmt.Sprintf("web-%d", i), ResourceVersion: fmt.Sprint(100 + i),
+				Labels: map[string]string{"app": "web"}, UID: "uid"},
+			Spec: corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx",
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}}}},
+		}
+	}
+	return out
+}
+
+func podCodec(t testing.TB) checkpoint.Codec[*corev1.Pod] {
+	c, err := checkpoint.DefaultCodec[*corev1.Pod]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var podID = checkpoint.Identity{Resource: "typed /v1, Resource=pods namespace=shop", Type: checkpoint.TypeName[*corev1.Pod](), Encoding: "protobuf"}
+
+func encode(t testing.TB, snap checkpoint.Snapshot[*corev1.Pod]) []byte {
+	var b bytes.Buffer
+	if err := checkpoint.Encode(&b, podID, podCodec(t), snap); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestRoundTripOfBuiltinAndUnstructuredObjects(t *testing.T) {
+	want := pods(50)
+	data := encode(t, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "4711", Items: want})
+	got, err := checkpoint.Decode(bytes.NewReader(data), podID, podCodec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ResourceVersion != "4711" || got.Written.IsZero() || len(got.Items) != 50 {
+		t.Fatalf("snapshot rv %q written %v, %d items", got.ResourceVersion, got.Written, len(got.Items))
+	}
+	for i := range want {
+		w, g := want[i], got.Items[i]
+		if g.Name != w.Name || g.ResourceVersion != w.ResourceVersion || g.Labels["app"] != "web" ||
+			!g.Spec.Containers[0].Resources.Limits.Cpu().Equal(resource.MustParse("250m")) || g.Spec.NodeName != "n1" {
+			t.Fatalf("item %d: %+v, want %+v", i, g, w)
+		}
+	}
+
+	uc, err := checkpoint.DefaultCodec[*unstructured.Unstructured]()
+	if err != nil || uc.Name != "json" {
+		t.Fatalf("unstructured codec %q, %v", uc.Name, err)
+	}
+	uid := checkpoint.Identity{Resource: "dynamic widgets", Type: checkpoint.TypeName[*unstructured.Unstructured](), Encoding: uc.Name}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "e.x/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": "9"}, "spec": map[string]any{"size": int64(3)}}}
+	var b bytes.Buffer
+	if err := checkpoint.Encode(&b, uid, uc, checkpoint.Snapshot[*unstructured.Unstructured]{ResourceVersion: "9", Items: []*unstructured.Unstructured{u}}); err != nil {
+		t.Fatal(err)
+	}
+	us, err := checkpoint.Decode(&b, uid, uc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us.Items) != 1 || !reflect.DeepEqual(us.Items[0].Object, u.Object) {
+		t.Fatalf("unstructured round trip: %+v", us.Items)
+	}
+}
+
+// Every way a checkpoint can be wrong is detected, named, and yields no
+// objects.
+func TestDecodeRefusesBadCheckpoints(t *testing.T) {
+	good := encode(t, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "7", Items: pods(3)})
+	codec := podCodec(t)
+	check := func(name string, data []byte, id checkpoint.Identity, target error) {
+		t.Helper()
+		snap, err := checkpoint.Decode(bytes.NewReader(data), id, codec)
+		if !errors.Is(err, target) {
+			t.Errorf("%s: err = %v, want %v", name, err, target)
+		}
+		if len(snap.Items) != 0 || snap.ResourceVersion != "" {
+			t.Errorf("%s: returned a partial snapshot: %d items at %q", name, len(snap.Items), snap.ResourceVersion)
+		}
+	}
+	// Truncated anywhere.
+	for n := 0; n < len(good); n++ {
+		check(fmt.Sprintf("truncated to %d bytes", n), good[:n], podID, checkpoint.ErrCorrupt)
+	}
+	// Any single byte flipped past the version (the version has its own error).
+	for i := 10; i < len(good); i++ {
+		bad := bytes.Clone(good)
+		bad[i] ^= 0x40
+		snap, err := checkpoint.Decode(bytes.NewReader(bad), podID, codec)
+		if err == nil {
+			t.Fatalf("byte %d flipped: accepted (%d items)", i, len(snap.Items))
+		}
+		if !errors.Is(err, checkpoint.ErrCorrupt) && !errors.Is(err, checkpoint.ErrMismatch) {
+			t.Fatalf("byte %d flipped: %v", i, err)
+		}
+	}
+	check("trailing garbage", append(bytes.Clone(good), 0), podID, checkpoint.ErrCorrupt)
+	check("not a checkpoint", []byte("apiVersion: v1\nkind: Pod\n"), podID, checkpoint.ErrCorrupt)
+
+	v2 := bytes.Clone(good)
+	binary.BigEndian.PutUint16(v2[8:], 2)
+	check("format version 2", v2, podID, checkpoint.ErrVersion)
+
+	other := podID
+	other.Resource = "typed /v1, Resource=pods namespace=db"
+	check("another namespace", good, other, checkpoint.ErrMismatch)
+	other = podID
+	other.Resource += " labels=app=web"
+	check("another selector", good, other, checkpoint.ErrMismatch)
+	other = podID
+	other.Type = "*v1.ConfigMap"
+	check("another type", good, other, checkpoint.ErrMismatch)
+	other = podID
+	other.Encoding = "json"
+	check("another encoding", good, other, checkpoint.ErrMismatch)
+}
+
+// Write replaces a checkpoint atomically with a 0600 file and leaves no
+// temporary file behind; Read says a missing checkpoint is missing.
+func TestWriteIsAtomicAndPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ckpt")
+	path := checkpoint.Path(dir, podID)
+	if _, err := checkpoint.Read(path, podID, podCodec(t)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing checkpoint: %v", err)
+	}
+	for i, n := range []int{3, 5} {
+		if err := checkpoint.Write(path, podID, podCodec(t), checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: fmt.Sprint(i + 1), Items: pods(n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("checkpoint mode %v, want 0600", st.Mode().Perm())
+	}
+	if d, _ := os.Stat(dir); d.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v, want 0700", d.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want the checkpoint alone", len(entries))
+	}
+	snap, err := checkpoint.Read(path, podID, podCodec(t))
+	if err != nil || snap.ResourceVersion != "2" || len(snap.Items) != 5 {
+		t.Fatalf("read back %q, %d items, %v", snap.ResourceVersion, len(snap.Items), err)
+	}
+	// A failing encode leaves the old checkpoint in place.
+	failing := podCodec(t)
+	failing.Encode = func([]byte, *corev1.Pod) ([]byte, error) { return nil, errors.New("boom") }
+	if err := checkpoint.Write(path, podID, failing, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "3", Items: pods(1)}); err == nil {
+		t.Fatal("failing encode: no error")
+	}
+	if snap, err := checkpoint.Read(path, podID, podCodec(t)); err != nil || snap.ResourceVersion != "2" {
+		t.Fatalf("after a failed write: %q, %v", snap.ResourceVersion, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("a failed write left %d entries", len(entries))
+	}
+}
+
+func TestPathSeparatesIdentities(t *testing.T) {
+	a := checkpoint.Path("/d", podID)
+	other := podID
+	other.Resource += " labels=app=web"
+	if b := checkpoint.Path("/d", other); a == b || filepath.Dir(a) != "/d" {
+		t.Fatalf("paths %q and %q", a, b)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	codec := podCodec(f)
+	f.Add(encode(f, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "7", Items: pods(2)}))
+	f.Add(encode(f, checkpoint.Snapshot[*corev1.Pod]{}))
+	f.Add([]byte("KINFCKPT"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		snap, err := checkpoint.Decode(bytes.NewReader(data), podID, codec)
+		if err != nil {
+			if !errors.Is(err, checkpoint.ErrCorrupt) && !errors.Is(err, checkpoint.ErrVersion) && !errors.Is(err, checkpoint.ErrMismatch) {
+				t.Fatalf("error of no known kind: %v", err)
+			}
+			if len(snap.Items) != 0 {
+				t.Fatal("partial snapshot returned with an error")
+			}
+			return
+		}
+		// Whatever decodes encodes back to a checkpoint that decodes the same.
+		var b bytes.Buffer
+		if err := checkpoint.Encode(&b, podID, codec, snap); err != nil {
+			t.Fatal(err)
+		}
+		again, err := checkpoint.Decode(&b, podID, codec)
+		if err != nil || len(again.Items) != len(snap.Items) || again.ResourceVersion != snap.ResourceVersion {
+			t.Fatalf("re-encoded checkpoint: %d items at %q, %v", len(again.Items), again.ResourceVersion, err)
+		}
+	})
+}

@@ -1,0 +1,156 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+
+	"github.com/kinformer/kinformer/cache"
+)
+
+// Codec turns objects into bytes and back. Name is stored in each
+// checkpoint, and a checkpoint is read only with a codec of the same Name.
+type Codec[T cache.Object] struct {
+	Name string
+	// Encode appends obj's encoding to dst.
+	Encode func(dst []byte, obj T) ([]byte, error)
+	// Decode makes a new object from data, which it must not keep (the
+	// buffer is reused).
+	Decode func(data []byte) (T, error)
+}
+
+// protoMessage is implemented by every generated Kubernetes API type
+// (and metav1.PartialObjectMetadata).
+type protoMessage interface {
+	Size() int
+	MarshalToSizedBuffer(dAtA []byte) (int, error)
+	Unmarshal(dAtA []byte) error
+}
+
+// DefaultCodec is the codec for T when none is given: protobuf (Name
+// "protobuf") when T is a pointer to a generated Kubernetes API type,
+// otherwise JSON ("json", through T's own MarshalJSON and UnmarshalJSON
+// when it has them, as *unstructured.Unstructured does). T must be a
+// pointer type.
+func DefaultCodec[T cache.Object]() (Codec[T], error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer {
+		return Codec[T]{}, fmt.Errorf("checkpoint: %v is not a pointer type", t)
+	}
+	elem := t.Elem()
+	newT := func() T { return reflect.New(elem).Interface().(T) }
+	if t.Implements(reflect.TypeFor[protoMessage]()) {
+		return Codec[T]{
+			Name: "protobuf",
+			Encode: func(dst []byte, obj T) ([]byte, error) {
+				m := any(obj).(protoMessage)
+				n := m.Size()
+				dst = append(dst, make([]byte, n)...)
+				if _, err := m.MarshalToSizedBuffer(dst[len(dst)-n:]); err != nil {
+					return dst, err
+				}
+				return dst, nil
+			},
+			Decode: func(data []byte) (T, error) {
+				obj := newT()
+				return obj, any(obj).(protoMessage).Unmarshal(data)
+			},
+		}, nil
+	}
+	return Codec[T]{
+		Name: "json",
+		Encode: func(dst []byte, obj T) ([]byte, error) {
+			b, err := json.Marshal(obj)
+			return append(dst, b...), err
+		},
+		Decode: func(data []byte) (T, error) {
+			obj := newT()
+			return obj, json.Unmarshal(data, obj)
+		},
+	}, nil
+}
+
+// TypeName is the name Identity.Type gives T.
+func TypeName[T cache.Object]() string { return reflect.TypeFor[T]().String() }
+
+// Path is the file of id's checkpoint in dir: a readable prefix from the
+// resource (so an operator can tell the files apart) and a hash of the
+// whole identity (so that two selections of one resource never share a
+// file).
+func Path(dir string, id Identity) string {
+	h := fnv.New64a()
+	for _, s := range []string{id.Resource, id.Type, id.Encoding} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	var b strings.Builder
+	for _, r := range id.Resource {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 64 {
+			break
+		}
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%016x.ckpt", b.String(), h.Sum64()))
+}
+
+// Write stores snap, which belongs to id, at path: in a temporary file of
+// the same directory (mode 0600), synced, then renamed over path and the
+// directory synced, so that path always holds a whole checkpoint, the old
+// one or the new. The directory is created (mode 0700) if missing.
+func Write[T cache.Object](path string, id Identity, codec Codec[T], snap Snapshot[T]) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*") // mode 0600
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := Encode(f, id, codec, snap); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("checkpoint: sync %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("checkpoint: close %s: %w", f.Name(), err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // the rename itself: best effort, not every file system can
+		d.Close()
+	}
+	return nil
+}
+
+// Read loads the checkpoint at path (see Decode). A missing file is an
+// error matching os.ErrNotExist: no checkpoint yet, not a bad one.
+func Read[T cache.Object](path string, id Identity, codec Codec[T]) (Snapshot[T], error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Snapshot[T]{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	snap, err := Decode(f, id, codec)
+	if err != nil {
+		return Snapshot[T]{}, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return snap, nil
+}

@@ -1,0 +1,239 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"time"
+
+	"github.com/kinformer/kinformer/cache"
+)
+
+// Version is the format version Write produces and Read accepts.
+const Version = 1
+
+const (
+	magic   = "KINFCKPT"
+	trailer = "END!"
+	// maxHeader and maxRecord bound what a corrupt length can make Read
+	// allocate.
+	maxHeader = 1 << 20
+	maxRecord = 64 << 20
+)
+
+// Errors Read returns, wrapped with detail (errors.Is matches them).
+var (
+	// ErrCorrupt: the file is truncated, malformed, or its checksum does
+	// not match its content.
+	ErrCorrupt = errors.New("checkpoint corrupt")
+	// ErrVersion: the file is of a format version this code does not read.
+	ErrVersion = errors.New("checkpoint of another format version")
+	// ErrMismatch: the file belongs to another informer: another resource,
+	// selection, object type or encoding.
+	ErrMismatch = errors.New("checkpoint of another informer")
+)
+
+// Identity is what a checkpoint belongs to. Read loads a checkpoint only
+// into the Identity that wrote it, field for field.
+type Identity struct {
+	// Resource names the resource and which of its objects are cached:
+	// for a kube.Factory informer, its Key (source kind, group, version,
+	// resource, namespace, label, field and shard selectors).
+	Resource string `json:"resource"`
+	// Type is the Go type of the objects, such as "*v1.Pod".
+	Type string `json:"type"`
+	// Encoding is the Codec's Name.
+	Encoding string `json:"encoding"`
+}
+
+// Snapshot is what a checkpoint holds.
+type Snapshot[T cache.Object] struct {
+	// ResourceVersion is the version of the server's state the objects
+	// are: the cache had applied every change up to it and no later one.
+	ResourceVersion string
+	// Items are the cached objects, in no particular order.
+	Items []T
+	// Written is when the checkpoint was written (set by Encode when
+	// zero).
+	Written time.Time
+}
+
+// header is the JSON header of a checkpoint file.
+type header struct {
+	Identity        Identity  `json:"identity"`
+	ResourceVersion string    `json:"resourceVersion"`
+	Count           int       `json:"count"`
+	Written         time.Time `json:"written"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Encode writes snap, which belongs to id, to w in the checkpoint format,
+// each object encoded with codec.
+func Encode[T cache.Object](w io.Writer, id Identity, codec Codec[T], snap Snapshot[T]) error {
+	if snap.Written.IsZero() {
+		snap.Written = time.Now()
+	}
+	sum := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, sum), 256<<10)
+	h, err := json.Marshal(header{Identity: id, ResourceVersion: snap.ResourceVersion, Count: len(snap.Items), Written: snap.Written.UTC()})
+	if err != nil {
+		return fmt.Errorf("checkpoint: header: %w", err)
+	}
+	bw.WriteString(magic)
+	bw.Write(binary.BigEndian.AppendUint16(nil, Version))
+	bw.Write(binary.BigEndian.AppendUint32(nil, uint32(len(h))))
+	bw.Write(h)
+	var buf, n []byte
+	for i, obj := range snap.Items {
+		if buf, err = codec.Encode(buf[:0], obj); err != nil {
+			return fmt.Errorf("checkpoint: encode object %d (%s/%s): %w", i, obj.GetNamespace(), obj.GetName(), err)
+		}
+		n = binary.AppendUvarint(n[:0], uint64(len(buf)))
+		bw.Write(n)
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("checkpoint: write: %w", err)
+		}
+	}
+	bw.WriteString(trailer)
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("checkpoint: write: %w", err)
+	}
+	if _, err := w.Write(sum.Sum(nil)); err != nil {
+		return fmt.Errorf("checkpoint: write: %w", err)
+	}
+	return nil
+}
+
+// summingReader computes the checksum of what is read through it.
+type summingReader struct {
+	r   *bufio.Reader
+	sum hash.Hash32
+	n   int64 // bytes read
+}
+
+func (s *summingReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.sum.Write(p[:n])
+	s.n += int64(n)
+	return n, err
+}
+
+func (s *summingReader) ReadByte() (byte, error) {
+	b, err := s.r.ReadByte()
+	if err == nil {
+		s.sum.Write([]byte{b})
+		s.n++
+	}
+	return b, err
+}
+
+// corrupt builds an ErrCorrupt error; an io.EOF cause means truncation.
+func corrupt(at int64, what string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: truncated at byte %d, in %s", ErrCorrupt, at, what)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: byte %d, %s: %w", ErrCorrupt, at, what, err)
+	}
+	return fmt.Errorf("%w: byte %d: %s", ErrCorrupt, at, what)
+}
+
+// Decode reads a checkpoint from r, checks that it belongs to id and was
+// encoded with codec, and decodes its objects. Any failed check is an
+// error (ErrCorrupt, ErrVersion, ErrMismatch) and returns no objects: a
+// checkpoint is loaded whole or not at all. It reads r to its end.
+func Decode[T cache.Object](r io.Reader, id Identity, codec Codec[T]) (Snapshot[T], error) {
+	sr := &summingReader{r: bufio.NewReaderSize(r, 256<<10), sum: crc32.New(castagnoli)}
+	var fixed [len(magic) + 2 + 4]byte
+	if _, err := io.ReadFull(sr, fixed[:]); err != nil {
+		return Snapshot[T]{}, corrupt(sr.n, "the file header", err)
+	}
+	if string(fixed[:len(magic)]) != magic {
+		return Snapshot[T]{}, corrupt(0, "not a kinformer checkpoint (bad magic)", nil)
+	}
+	if v := binary.BigEndian.Uint16(fixed[len(magic):]); v != Version {
+		return Snapshot[T]{}, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, Version)
+	}
+	hl := binary.BigEndian.Uint32(fixed[len(magic)+2:])
+	if hl > maxHeader {
+		return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("header of %d bytes", hl), nil)
+	}
+	hb := make([]byte, hl)
+	if _, err := io.ReadFull(sr, hb); err != nil {
+		return Snapshot[T]{}, corrupt(sr.n, "the header", err)
+	}
+	var h header
+	dec := json.NewDecoder(bytes.NewReader(hb))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return Snapshot[T]{}, corrupt(sr.n, "the header", err)
+	}
+	if h.Count < 0 || h.Count > maxRecord {
+		return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("object count %d", h.Count), nil)
+	}
+	if err := match(h.Identity, id); err != nil {
+		return Snapshot[T]{}, err
+	}
+	snap := Snapshot[T]{ResourceVersion: h.ResourceVersion, Written: h.Written, Items: make([]T, 0, min(h.Count, 1<<16))}
+	var buf []byte
+	for i := range h.Count {
+		n, err := binary.ReadUvarint(sr)
+		if err != nil {
+			return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("the length of object %d of %d", i, h.Count), err)
+		}
+		if n > maxRecord {
+			return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("object %d of %d bytes", i, n), nil)
+		}
+		if uint64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(sr, buf); err != nil {
+			return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("object %d of %d", i, h.Count), err)
+		}
+		obj, err := codec.Decode(buf)
+		if err != nil {
+			return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("object %d of %d", i, h.Count), err)
+		}
+		snap.Items = append(snap.Items, obj)
+	}
+	var end [len(trailer)]byte
+	if _, err := io.ReadFull(sr, end[:]); err != nil {
+		return Snapshot[T]{}, corrupt(sr.n, "the trailer", err)
+	}
+	if string(end[:]) != trailer {
+		return Snapshot[T]{}, corrupt(sr.n, "no trailer after the last object", nil)
+	}
+	want := sr.sum.Sum32()
+	var got [4]byte
+	if _, err := io.ReadFull(sr.r, got[:]); err != nil {
+		return Snapshot[T]{}, corrupt(sr.n, "the checksum", err)
+	}
+	if g := binary.BigEndian.Uint32(got[:]); g != want {
+		return Snapshot[T]{}, fmt.Errorf("%w: checksum %08x, content sums to %08x", ErrCorrupt, g, want)
+	}
+	if _, err := sr.r.ReadByte(); err != io.EOF {
+		return Snapshot[T]{}, corrupt(sr.n+4, "bytes after the checksum", nil)
+	}
+	return snap, nil
+}
+
+// match checks a checkpoint's identity against the reader's.
+func match(got, want Identity) error {
+	switch {
+	case got.Resource != want.Resource:
+		return fmt.Errorf("%w: written for %q, not %q", ErrMismatch, got.Resource, want.Resource)
+	case got.Type != want.Type:
+		return fmt.Errorf("%w: objects of type %s, not %s", ErrMismatch, got.Type, want.Type)
+	case got.Encoding != want.Encoding:
+		return fmt.Errorf("%w: objects encoded as %s, not %s", ErrMismatch, got.Encoding, want.Encoding)
+	}
+	return nil
+}

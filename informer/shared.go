@@ -74,6 +74,9 @@ type Options[T cache.Object] struct {
 	// ListWatch tunes how the informer lists and watches the source: page
 	// size, streaming lists, watch timeouts, back-off.
 	ListWatch reflector.Settings
+	// Checkpoint, when its Path is set, saves the cache to a file and
+	// starts the next Run from it (see CheckpointOptions).
+	Checkpoint CheckpointOptions[T]
 }
 
 type runState uint8
@@ -173,6 +176,16 @@ type Shared[T cache.Object] struct {
 	popped broadcast
 	// lag samples the cache's lag (metrics.InformerMetrics.Lag).
 	lag lagSampler
+	// ckpt is Options.Checkpoint with defaults (Path "" when off). resumed
+	// is set by Run when it starts from a checkpoint; confirmed when the
+	// reflector says the cache reflects the server (see markSynced).
+	ckpt      CheckpointOptions[T]
+	resumed   bool
+	confirmed atomic.Bool
+	// changes counts the changes applied since the last checkpoint; a
+	// send on ckptDue (capacity 1) asks for one early.
+	changes atomic.Int64
+	ckptDue chan struct{}
 	// wg counts handler delivery goroutines; Run waits for it.
 	wg sync.WaitGroup
 
@@ -207,6 +220,7 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 		checkEvery:   opts.MutationCheckPeriod,
 		listWatch:    opts.ListWatch,
 		syncedCh:     make(chan struct{}),
+		ckptDue:      make(chan struct{}, 1),
 		runningCh:    make(chan struct{}),
 		stoppedCh:    make(chan struct{}),
 		minThreshold: minMergeThreshold,
@@ -240,6 +254,13 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 			return nil, fmt.Errorf("informer: NewShared: %w", err)
 		}
 		inf.detector = d
+	}
+	if opts.Checkpoint.Path != "" {
+		c, err := opts.Checkpoint.withDefaults()
+		if err != nil {
+			return nil, fmt.Errorf("informer: NewShared: checkpoint: %w", err)
+		}
+		inf.ckpt = c
 	}
 	inf.indexer = cache.NewIndexer(cache.IndexerOptions[T]{KeyFunc: inf.keyFunc, Indexers: opts.Indexers})
 	inf.fifo = cache.NewDeltaFIFO(cache.DeltaFIFOOptions[T]{
@@ -316,6 +337,7 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 		return ErrAlreadyStarted
 	}
 	inf.resyncCheck = inf.minResyncLocked()
+	resume := inf.loadCheckpoint()
 	r, err := reflector.New(reflector.Options[T]{
 		Name:         inf.name,
 		Source:       inf.source,
@@ -325,6 +347,8 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 		ErrorHandler: inf.report,
 		Clock:        inf.clock,
 		Metrics:      inf.provider,
+		Resume:       resume,
+		Confirmed:    inf.confirmedByServer,
 	})
 	if err != nil {
 		inf.mu.Unlock()
@@ -353,10 +377,16 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 	if inf.resyncCheck > 0 {
 		wg.Go(func() { inf.resyncLoop(ctx, inf.resyncCheck) })
 	}
+	if inf.ckpt.Path != "" {
+		wg.Go(func() { inf.checkpointLoop(ctx) })
+	}
 	inf.popLoop(ctx)
 	cancel()
 	inf.fifo.Close()
 	wg.Wait()
+	if inf.ckpt.Path != "" && inf.changes.Load() != 0 && !inf.writeCheckpoint() {
+		inf.report(fmt.Errorf("informer %s: no checkpoint written when stopping: changes were still queued (the last one stands)", inf.name))
+	}
 
 	inf.mu.Lock()
 	inf.state = stopped
@@ -384,7 +414,7 @@ func (inf *Shared[T]) popLoop(ctx context.Context) {
 		inf.metrics.Objects.Set(float64(inf.cached.Load()))
 		inf.popped.notify()
 		inf.lag.finish(inf.fifo, inf.clock, inf.metrics.Lag)
-		if !inf.HasSynced() && inf.fifo.HasSynced() {
+		if !inf.HasSynced() && inf.fifo.HasSynced() && inf.confirmed.Load() {
 			inf.markSynced()
 		}
 	}
@@ -442,6 +472,7 @@ func (inf *Shared[T]) applyLocked(key string, d cache.Delta[T], initial bool) er
 			return err
 		}
 		inf.cached.Add(-1)
+		inf.changed()
 		if inf.detector != nil {
 			inf.detector.forget(key)
 		}
@@ -471,6 +502,9 @@ func (inf *Shared[T]) applyLocked(key string, d cache.Delta[T], initial bool) er
 	}
 	if inf.detector != nil {
 		inf.detector.record(key, d.Object)
+	}
+	if !initial || !inf.resumed { // a checkpoint's own objects need no new checkpoint
+		inf.changed()
 	}
 	return nil
 }
@@ -536,7 +570,7 @@ func (w syncingWriter[T]) written(err error) error {
 func (w syncingWriter[T]) Replace(items []T, rv string) error {
 	w.reserve(items)
 	err := w.written(w.inf.fifo.Replace(items, rv))
-	if (err == nil || errors.Is(err, cache.ErrSkipped)) && !w.inf.HasSynced() && w.inf.fifo.HasSynced() {
+	if (err == nil || errors.Is(err, cache.ErrSkipped)) && !w.inf.HasSynced() && w.inf.fifo.HasSynced() && w.inf.confirmed.Load() {
 		w.inf.markSynced()
 	}
 	return err

@@ -121,6 +121,8 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	r.setLastRV(res.ResourceVersion)
 	r.rvUnavailable = false
 	filled = true
+	r.resuming = false
+	r.confirm()
 	return state[T]{kind: stateWatch}
 }
 
@@ -228,6 +230,8 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 			r.setLastRV(ev.ResourceVersion)
 			r.rvUnavailable = false
 			filled = true
+			r.resuming = false
+			r.confirm()
 			return w, timeout, nil
 		case listwatch.Error:
 			return fail(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: error event: %w", ev.Err))

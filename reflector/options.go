@@ -111,6 +111,26 @@ type Options[T cache.Object] struct {
 	// Metrics, when set, is asked once (NewReflectorMetrics, with Name)
 	// for the reflector's instruments.
 	Metrics metrics.Provider
+	// Resume, when set, is a state to start from instead of a first list
+	// (a checkpoint): the reflector hands Resume.Items to Store.Replace at
+	// Resume.ResourceVersion, then watches from that version. The server
+	// confirms the version when that watch opens and a one-object list at
+	// exactly that version succeeds; if it answers "expired" instead, the
+	// reflector lists, and Store.Replace gets the current state, which a
+	// DeltaFIFO over the same KnownObjects turns into the differences.
+	Resume *Resume[T]
+	// Confirmed, when set, is called once, from the list-watch goroutine,
+	// when the store first reflects the server: after the first list that
+	// filled it, or, with Resume, once the server has confirmed the
+	// resumed version (or a list replaced it).
+	Confirmed func()
+}
+
+// Resume is a state a reflector starts from (see Options.Resume).
+type Resume[T cache.Object] struct {
+	// Items are the objects of the state, at ResourceVersion.
+	Items           []T
+	ResourceVersion string
 }
 
 // Errors the reflector reports (wrapped in a *listwatch.PhaseError).
@@ -173,6 +193,9 @@ func (o *Options[T]) validate() error {
 	}
 	if o.Streaming < StreamingAuto || o.Streaming > StreamingOn {
 		return fmt.Errorf("reflector: unknown streaming mode %d", o.Streaming)
+	}
+	if o.Resume != nil && o.Resume.ResourceVersion == "" {
+		return errors.New("reflector: Options.Resume has no resource version")
 	}
 	if o.MaxWatchTimeout != 0 && o.MaxWatchTimeout < o.MinWatchTimeout {
 		return fmt.Errorf("reflector: MaxWatchTimeout %v below MinWatchTimeout %v", o.MaxWatchTimeout, o.MinWatchTimeout)

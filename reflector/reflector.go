@@ -60,6 +60,11 @@ import (
 //     after being unavailable (so the relist after an outage that ended
 //     in "expired" is not delayed by the outage's back-off).
 //
+// With Options.Resume the reflector starts from a saved state instead of
+// a list: it fills the store with it, watches from its version, and has
+// the server confirm that version (see Options.Resume); an "expired"
+// answer leads to a relist at once.
+//
 // Progress reports the list under way (objects, bytes, pages, the
 // server's remaining count and an ETA), fallbacks and stalled watches.
 //
@@ -84,6 +89,13 @@ type Reflector[T cache.Object] struct {
 	progress      *progress
 
 	started atomic.Bool // set by the first Run
+
+	// resume is Options.Resume, confirmed its callback; both owned by the
+	// list-watch loop. resuming is set while the resumed version awaits
+	// the server's confirmation.
+	resume    *Resume[T]
+	confirmed func()
+	resuming  bool
 
 	reportMu sync.Mutex // serializes calls to handler
 
@@ -117,6 +129,8 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 		handler:   opts.ErrorHandler,
 		clock:     opts.Clock,
 		progress:  newProgress(),
+		resume:    opts.Resume,
+		confirmed: opts.Confirmed,
 	}
 	if r.name == "" {
 		r.name = "reflector"
@@ -222,8 +236,9 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 type stateKind int
 
 const (
-	stateList  stateKind = iota // list (or stream a list) and replace the store
-	stateWatch                  // watch from the last version and apply events
+	stateList   stateKind = iota // list (or stream a list) and replace the store
+	stateWatch                   // watch from the last version and apply events
+	stateResume                  // fill the store from Options.Resume, then watch
 )
 
 // state is one node of the list-watch state machine.
@@ -241,6 +256,9 @@ type state[T cache.Object] struct {
 // loop runs the state machine until ctx is done.
 func (r *Reflector[T]) loop(ctx context.Context) {
 	st := state[T]{kind: stateList}
+	if r.resume != nil {
+		st.kind = stateResume
+	}
 	for {
 		if st.backoff {
 			d := r.backoff.delay()
@@ -257,6 +275,8 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 			st = r.list(ctx)
 		case stateWatch:
 			st = r.watch(ctx, st.stream, st.timeout)
+		case stateResume:
+			st = r.resumeFrom(ctx)
 		}
 	}
 	if st.stream != nil {

@@ -71,6 +71,9 @@ type FactoryOptions struct {
 	// ShardMetrics, when set, receives the measurements of the shard
 	// filter of every sharded informer, under the informer's name.
 	ShardMetrics metrics.ShardProvider
+	// Checkpoints says where and how often informers that ask for it
+	// (InformerOptions.Checkpoint) save their cache, to restart from it.
+	Checkpoints Checkpoints
 }
 
 // InformerOptions select and configure one informer of a Factory. The
@@ -89,6 +92,10 @@ type InformerOptions[T cache.Object] struct {
 	// Indexers are added to the informer's cache, by whichever call asks
 	// for them (indexes it already has are kept as they are).
 	Indexers cache.Indexers[T]
+	// Checkpoint saves the informer's cache in FactoryOptions.Checkpoints'
+	// directory and starts it from there on the next run (see
+	// Checkpoints). It needs that directory set.
+	Checkpoint bool
 }
 
 // SourceKind says how an informer's objects come from the server.
@@ -330,7 +337,12 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	if transform == nil && f.opts.Transform != nil {
 		transform = metadataTransform[T](f.opts.Transform)
 	}
+	ckpt, err := checkpointFor[T](f, key, src, opts.Checkpoint)
+	if err != nil {
+		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
+	}
 	inf, err := informer.NewShared(informer.Options[T]{
+		Checkpoint:       ckpt,
 		Name:             key.String(),
 		Source:           src,
 		Indexers:         opts.Indexers,

@@ -1,0 +1,85 @@
+package kube
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/checkpoint"
+	"github.com/kinformer/kinformer/informer"
+)
+
+// Checkpoints configure the checkpoints of a Factory's informers (see
+// informer.CheckpointOptions for what a checkpoint does, and package
+// checkpoint for the file format). Only informers whose InformerOptions
+// set Checkpoint have one, in Dir, in a file named after the informer's
+// Key (resource and selection), written with mode 0600.
+//
+// Secrets: a checkpoint writes the cached objects to disk as they are. A
+// checkpoint of Secrets puts their data on the disk, outside the
+// apiserver's encryption at rest and access control, so the factory
+// refuses to checkpoint the secrets resource unless AllowSecrets is set:
+// set it only for a directory as well protected as the secrets themselves.
+type Checkpoints struct {
+	// Dir is the directory of the checkpoint files, created (mode 0700) if
+	// missing. Empty: no checkpoints.
+	Dir string
+	// Interval and Changes say how often a changed cache is written
+	// (informer.CheckpointOptions); zero values take the defaults.
+	Interval time.Duration
+	Changes  int
+	// AllowSecrets lets informers of Secrets have checkpoints.
+	AllowSecrets bool
+}
+
+// ErrCheckpointSecrets: an informer of Secrets asked for a checkpoint
+// without Checkpoints.AllowSecrets.
+var ErrCheckpointSecrets = errors.New("checkpoints of Secrets write their data to disk: set Checkpoints.AllowSecrets to allow them")
+
+// checkpointFor returns the checkpoint options of the informer of key, or
+// none when want is false. The objects are encoded as the source decodes
+// them: protobuf for typed and metadata sources, JSON for dynamic ones,
+// decoded back through the source's own decoder (so a typed informer's
+// strings are interned as they are after a list).
+func checkpointFor[T cache.Object](f *Factory, key Key, src any, want bool) (informer.CheckpointOptions[T], error) {
+	var none informer.CheckpointOptions[T]
+	if !want {
+		return none, nil
+	}
+	c := f.opts.Checkpoints
+	if c.Dir == "" {
+		return none, errors.New("checkpoint asked for, but FactoryOptions.Checkpoints.Dir is empty")
+	}
+	if key.Resource.GVR.Group == "" && key.Resource.GVR.Resource == "secrets" && !c.AllowSecrets {
+		return none, ErrCheckpointSecrets
+	}
+	codec, err := checkpoint.DefaultCodec[T]()
+	if err != nil {
+		return none, fmt.Errorf("checkpoint: %w", err)
+	}
+	if s, ok := src.(*source[T]); ok {
+		switch {
+		case s.codec.protoObject != nil && codec.Name == "protobuf":
+			codec.Decode = s.codec.protoObject
+		default:
+			codec = checkpoint.Codec[T]{
+				Name: "json",
+				Encode: func(dst []byte, obj T) ([]byte, error) {
+					b, err := json.Marshal(obj)
+					return append(dst, b...), err
+				},
+				Decode: s.codec.jsonObject,
+			}
+		}
+	}
+	id := checkpoint.Identity{Resource: key.String(), Type: checkpoint.TypeName[T](), Encoding: codec.Name}
+	return informer.CheckpointOptions[T]{
+		Path:     checkpoint.Path(c.Dir, id),
+		Identity: id,
+		Codec:    codec,
+		Interval: c.Interval,
+		Changes:  c.Changes,
+	}, nil
+}

@@ -270,6 +270,9 @@ func RunChild(ctx context.Context) (bool, error) {
 	if side == LibraryMetadata {
 		return true, syncMetadata(ctx, os.Getenv(ChildKubeconfigEnv), os.Stdout)
 	}
+	if isWarmSide(side) {
+		return true, warmChild(ctx, os.Stdout)
+	}
 	pods, err := strconv.Atoi(os.Getenv(ChildPodsEnv))
 	if err != nil {
 		return true, fmt.Errorf("%s: %w", ChildPodsEnv, err)

@@ -15,6 +15,10 @@
 // -shard runs the sharding scenarios instead, shard-rss and
 // shard-converge, on a control plane with the ShardedListAndWatch feature
 // gate on (-shard-client-side: off); see scenario.RunShard.
+//
+// -warm-restart runs the warm-restart scenario instead (a restart from a
+// fresh checkpoint, and from one older than etcd's compaction, against a
+// cold start; see scenario.RunWarmRestart) on a control plane of its own.
 package main
 
 import (
@@ -67,8 +71,29 @@ func run(ctx context.Context) error {
 		// Sharding scenarios (scenario.RunShard).
 		shardRun   = flag.Bool("shard", false, "run the sharding scenarios shard-rss and shard-converge instead (-count defaults to 3 then)")
 		shardNoSrv = flag.Bool("shard-client-side", false, "with -shard: the feature gate off, sources filter on the client side")
+		warm       = flag.Bool("warm-restart", false, "run the warm-restart scenario instead (checkpoints: fresh and expired against cold)")
 	)
 	flag.Parse()
+	if *warm {
+		dest := "results/controlplane-warm.json"
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "json" {
+				dest = *out
+			}
+		})
+		reports, err := scenario.RunWarmRestart(ctx, scenario.WarmRestartOptions{
+			Pods: *pods, Count: *count, Settle: *settle,
+			Progress: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) },
+		})
+		if err != nil {
+			return err
+		}
+		printReports(reports)
+		if dest == "" {
+			return nil
+		}
+		return writeJSON(dest, *pods, reports)
+	}
 	if *shardRun {
 		n, dest := 0, "results/controlplane-shard.json"
 		flag.Visit(func(f *flag.Flag) {

@@ -202,12 +202,23 @@ func (inf *Shared[T]) changed() {
 	}
 }
 
-// confirmedByServer is the reflector's Confirmed: the cache reflects the
-// server, so the informer may report synced once its queue has handed the
-// initial objects out.
+// confirmedByServer is the reflector's Confirmed: what the reflector has
+// queued reflects the server (a list, or a confirmed checkpoint), so the
+// informer may report synced once all of it is applied.
 func (inf *Shared[T]) confirmedByServer() {
-	inf.confirmed.Store(true)
-	if inf.fifo.HasSynced() {
+	inf.confirmMark.Store(inf.fifo.Enqueued() + 1)
+	if inf.syncable() {
 		inf.markSynced()
 	}
+}
+
+// syncable reports whether the informer may report synced: the queue has
+// handed the initial objects out (its HasSynced), and the server has
+// confirmed the cache, with everything queued up to that confirmation
+// applied. After a checkpoint whose version expired, the relist's
+// differences are queued behind the checkpoint's objects: HasSynced waits
+// for them too.
+func (inf *Shared[T]) syncable() bool {
+	m := inf.confirmMark.Load()
+	return m != 0 && inf.fifo.HasSynced() && inf.fifo.Processed() >= m-1
 }

@@ -164,6 +164,11 @@ func TestRestartFromExpiredCheckpointDeliversOnlyDifferences(t *testing.T) {
 		if !second.inf.WaitForCacheSync(t.Context()) {
 			t.Fatal("not synced")
 		}
+		// Synced means the relist's differences are applied, not just the
+		// checkpoint's objects.
+		if got, want := versionsOf(second.inf.Cache().List()), versionsOf(src.Objects()); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("synced with cache %v, source %v", got, want)
+		}
 		synctest.Wait()
 		if got, want := rec.versions(), versionsOf(src.Objects()); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("handler's view %v, source %v", got, want)

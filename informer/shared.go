@@ -177,11 +177,12 @@ type Shared[T cache.Object] struct {
 	// lag samples the cache's lag (metrics.InformerMetrics.Lag).
 	lag lagSampler
 	// ckpt is Options.Checkpoint with defaults (Path "" when off). resumed
-	// is set by Run when it starts from a checkpoint; confirmed when the
-	// reflector says the cache reflects the server (see markSynced).
-	ckpt      CheckpointOptions[T]
-	resumed   bool
-	confirmed atomic.Bool
+	// is set by Run when it starts from a checkpoint. confirmMark is 0
+	// until the reflector says the cache reflects the server, then 1 + the
+	// queue's Enqueued at that moment (see syncable).
+	ckpt        CheckpointOptions[T]
+	resumed     bool
+	confirmMark atomic.Uint64
 	// changes counts the changes applied since the last checkpoint; a
 	// send on ckptDue (capacity 1) asks for one early.
 	changes atomic.Int64
@@ -414,7 +415,7 @@ func (inf *Shared[T]) popLoop(ctx context.Context) {
 		inf.metrics.Objects.Set(float64(inf.cached.Load()))
 		inf.popped.notify()
 		inf.lag.finish(inf.fifo, inf.clock, inf.metrics.Lag)
-		if !inf.HasSynced() && inf.fifo.HasSynced() && inf.confirmed.Load() {
+		if !inf.HasSynced() && inf.syncable() {
 			inf.markSynced()
 		}
 	}
@@ -570,7 +571,7 @@ func (w syncingWriter[T]) written(err error) error {
 func (w syncingWriter[T]) Replace(items []T, rv string) error {
 	w.reserve(items)
 	err := w.written(w.inf.fifo.Replace(items, rv))
-	if (err == nil || errors.Is(err, cache.ErrSkipped)) && !w.inf.HasSynced() && w.inf.fifo.HasSynced() && w.inf.confirmed.Load() {
+	if (err == nil || errors.Is(err, cache.ErrSkipped)) && !w.inf.HasSynced() && w.inf.syncable() {
 		w.inf.markSynced()
 	}
 	return err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -219,4 +220,38 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoded checkpoint: %d items at %q, %v", len(again.Items), again.ResourceVersion, err)
 		}
 	})
+}
+
+// Large checkpoints are decoded on several goroutines: every object comes
+// back once, and a failure anywhere still fails the whole load.
+func TestDecodeOfALargeCheckpoint(t *testing.T) {
+	const n = 3000
+	data := encode(t, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "9", Items: pods(n)})
+	got, err := checkpoint.Decode(bytes.NewReader(data), podID, podCodec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, p := range got.Items {
+		seen[p.Name] = true
+	}
+	if len(got.Items) != n || len(seen) != n {
+		t.Fatalf("%d objects, %d distinct, want %d", len(got.Items), len(seen), n)
+	}
+	for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 10} {
+		if _, err := checkpoint.Decode(bytes.NewReader(data[:cut]), podID, podCodec(t)); !errors.Is(err, checkpoint.ErrCorrupt) {
+			t.Errorf("cut at %d: %v", cut, err)
+		}
+	}
+	failing := podCodec(t)
+	var calls atomic.Int64
+	failing.Decode = func(b []byte) (*corev1.Pod, error) {
+		if calls.Add(1) == n/2 {
+			return nil, errors.New("boom")
+		}
+		return podCodec(t).Decode(b)
+	}
+	if snap, err := checkpoint.Decode(bytes.NewReader(data), podID, failing); !errors.Is(err, checkpoint.ErrCorrupt) || len(snap.Items) != 0 {
+		t.Fatalf("a failing object: %v, %d items", err, len(snap.Items))
+	}
 }

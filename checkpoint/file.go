@@ -19,7 +19,8 @@ type Codec[T cache.Object] struct {
 	// Encode appends obj's encoding to dst.
 	Encode func(dst []byte, obj T) ([]byte, error)
 	// Decode makes a new object from data, which it must not keep (the
-	// buffer is reused).
+	// buffer is reused). Decode reads large checkpoints on several
+	// goroutines: it must be safe for concurrent use.
 	Decode func(data []byte) (T, error)
 }
 

@@ -1,8 +1,10 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
+	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
 )
 
@@ -82,5 +85,42 @@ func TestFactoryRefusesCheckpointsOfSecretsUnlessAllowed(t *testing.T) {
 	defer f.Shutdown()
 	if _, err := Informer(f, InformerOptions[*corev1.Pod]{Checkpoint: true}); err == nil {
 		t.Error("checkpoint without a directory: no error")
+	}
+}
+
+// A large checkpoint decodes on several goroutines through the typed
+// source's interning decoder.
+func TestCheckpointDecodesConcurrentlyThroughTheSourceDecoder(t *testing.T) {
+	cfg := &rest.Config{Host: "http://127.0.0.1:1"}
+	f, err := NewFactory(cfg, FactoryOptions{Checkpoints: Checkpoints{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Shutdown()
+	src, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := ResourceFor[*corev1.Pod]()
+	opts, err := checkpointFor[*corev1.Pod](f, Key{Source: SourceTyped, Resource: res}, src, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := make([]*corev1.Pod, 2000)
+	for i := range items {
+		items[i] = pod("shop", fmt.Sprintf("web-%d", i), fmt.Sprint(i+1))
+	}
+	var b bytes.Buffer
+	if err := checkpoint.Encode(&b, opts.Identity, opts.Codec, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "2001", Items: items}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := checkpoint.Decode(&b, opts.Identity, opts.Codec)
+	if err != nil || len(snap.Items) != 2000 {
+		t.Fatalf("%d items, %v", len(snap.Items), err)
+	}
+	for _, p := range snap.Items {
+		if p.Namespace != "shop" || p.Kind != "Pod" || p.Spec.NodeName == "" {
+			t.Fatalf("decoded %+v", p)
+		}
 	}
 }

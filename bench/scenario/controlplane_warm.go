@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -260,6 +261,17 @@ func warmChild(ctx context.Context, w io.Writer) error {
 	want, err := strconv.Atoi(os.Getenv(ChildPodsEnv))
 	if err != nil {
 		return fmt.Errorf("%s: %w", ChildPodsEnv, err)
+	}
+	if dir := os.Getenv(ChildProfileEnv); dir != "" {
+		pf, err := os.Create(filepath.Join(dir, "cpu-"+os.Getenv(ChildSideEnv)+".prof"))
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: os.Getenv(ChildKubeconfigEnv)})
 	if err != nil {

@@ -117,6 +117,17 @@ func appendWithout(out, msg []byte, spans []span) []byte {
 // equals decode(raw)'s. Its gain is BenchmarkRetained's spec-runs and
 // status-runs lines (memory) and their ns/pod (decode time).
 func (in *Interner) Pod(raw []byte, decode func([]byte) (*corev1.Pod, error)) (*corev1.Pod, error) {
+	if !in.has(shareSpecRuns) && !in.has(shareStatusRuns) {
+		// Nothing decoded is shared: decode without the lock, so that
+		// several goroutines decoding pods (a checkpoint's load) overlap
+		// and serialize only on the tables.
+		p, err := decode(raw)
+		if err != nil {
+			return nil, err
+		}
+		in.Object(p)
+		return p, nil
+	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	p, ok := in.podSharedLocked(raw, decode)

@@ -341,6 +341,14 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
+	// A checkpointed informer reuses its cached objects on a relist (see
+	// reuse.go); after checkpointFor, which decodes files plainly.
+	var lookup *cachedLookup[T]
+	if s, ok := src.(*source[T]); ok && opts.Checkpoint && s.codec.protoObject != nil {
+		lookup = &cachedLookup[T]{}
+		reuseCached(s.codec, lookup.at)
+		transform = lookup.skipCached(transform)
+	}
 	inf, err := informer.NewShared(informer.Options[T]{
 		Checkpoint:       ckpt,
 		Name:             key.String(),
@@ -356,6 +364,10 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	})
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
+	}
+	if lookup != nil {
+		r := inf.Cache()
+		lookup.reader.Store(&r)
 	}
 	e := &entry{informer: inf}
 	f.informers[key] = e

@@ -1,0 +1,130 @@
+package kube
+
+import (
+	"sync/atomic"
+
+	"github.com/kinformer/kinformer/cache"
+)
+
+// Reusing cached objects on a relist. When an informer that started from a
+// checkpoint finds its version expired, it lists everything again, and
+// nearly every listed object is one it already holds at the same resource
+// version. Decoding those again costs the CPU of a cold start and, until
+// the relist is applied, a second copy of the cache. For such informers
+// the factory has the source read an object's namespace, name and
+// resource version off the wire (objectMetaOf: a walk of the protobuf
+// fields, no allocation but the three strings) and hand back the cached
+// object when it is at that version, decoding only the others. Objects at
+// one resource version are the same object, so nothing a caller can see
+// changes; the handed-back object is already transformed, so the
+// informer's Transform is skipped for it (skipCached). Measured by the
+// warm-restart scenario of bench/cmd/controlplane (its expired lines).
+
+// cachedLookup finds an informer's cached objects, once the informer
+// exists (reader is set right after it is built, before it runs).
+type cachedLookup[T cache.Object] struct {
+	reader atomic.Pointer[cache.Reader[T]]
+}
+
+// at returns the cached object of namespace/name if it is at rv.
+func (l *cachedLookup[T]) at(namespace, name, rv string) (T, bool) {
+	var zero T
+	r := l.reader.Load()
+	if r == nil {
+		return zero, false
+	}
+	obj, ok := r.GetByNamespaceName(namespace, name)
+	if !ok || obj.GetResourceVersion() != rv {
+		return zero, false
+	}
+	return obj, true
+}
+
+// isCached reports whether obj is the very object the cache holds.
+func (l *cachedLookup[T]) isCached(obj T) bool {
+	r := l.reader.Load()
+	if r == nil {
+		return false
+	}
+	cur, ok := r.GetByNamespaceName(obj.GetNamespace(), obj.GetName())
+	return ok && any(cur) == any(obj)
+}
+
+// skipCached wraps transform so that it leaves alone an object the cache
+// holds already (reused, so transformed before, and shared: it must not
+// be written to). A nil transform stays nil.
+func (l *cachedLookup[T]) skipCached(transform func(T) (T, error)) func(T) (T, error) {
+	if transform == nil {
+		return nil
+	}
+	return func(obj T) (T, error) {
+		if l.isCached(obj) {
+			return obj, nil
+		}
+		return transform(obj)
+	}
+}
+
+// reuseCached makes c's protobuf decoder hand back the object lookup
+// finds at the resource version the bytes carry, instead of decoding
+// them. c must be a codec of one source only, changed before it is used.
+func reuseCached[T cache.Object](c *codec[T], lookup func(namespace, name, rv string) (T, bool)) {
+	decode := c.protoObject
+	if decode == nil {
+		return
+	}
+	c.protoObject = func(raw []byte) (T, error) {
+		if ns, name, rv, ok := objectMetaOf(raw); ok && rv != "" {
+			if obj, ok := lookup(ns, name, rv); ok {
+				return obj, nil
+			}
+		}
+		return decode(raw)
+	}
+}
+
+// Field numbers of ObjectMeta in every Kubernetes object, and of its
+// name, namespace and resourceVersion.
+const (
+	objectMetaField     = 1
+	metaNameField       = 1
+	metaNamespaceField  = 3
+	metaResourceVersion = 6
+)
+
+// objectMetaOf reads namespace, name and resource version from an
+// object's protobuf bytes (envelope removed), ok false when they cannot be
+// read.
+func objectMetaOf(raw []byte) (namespace, name, rv string, ok bool) {
+	f := protoFields{b: raw}
+	for {
+		num, typ, val, more, err := f.next()
+		if err != nil || !more {
+			return "", "", "", false
+		}
+		if num != objectMetaField || typ != wireBytes {
+			continue
+		}
+		m := protoFields{b: val}
+		for {
+			num, typ, val, more, err := m.next()
+			if err != nil {
+				return "", "", "", false
+			}
+			if !more {
+				return namespace, name, rv, name != ""
+			}
+			if typ != wireBytes {
+				continue
+			}
+			switch num {
+			case metaNameField:
+				name = string(val)
+			case metaNamespaceField:
+				namespace = string(val)
+			case metaResourceVersion:
+				rv = string(val)
+			}
+		}
+	}
+}

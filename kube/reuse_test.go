@@ -1,0 +1,79 @@
+package kube
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/cache"
+)
+
+func TestObjectMetaOfReadsTheWire(t *testing.T) {
+	raw, err := pod("shop", "web-0", "42").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, name, rv, ok := objectMetaOf(raw)
+	if !ok || ns != "shop" || name != "web-0" || rv != "42" {
+		t.Fatalf("objectMetaOf = %q %q %q %v", ns, name, rv, ok)
+	}
+	for _, bad := range [][]byte{nil, {0xff}, raw[:5]} {
+		if _, _, _, ok := objectMetaOf(bad); ok {
+			t.Errorf("objectMetaOf(%x) ok", bad)
+		}
+	}
+}
+
+// A checkpointed source hands back the cached object the bytes name at
+// the same resource version, decodes every other, and the transform
+// leaves the handed-back object alone.
+func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
+	src, err := Typed[*corev1.Pod](&rest.Config{Host: "http://127.0.0.1:1"}, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := src.(*source[*corev1.Pod]).codec
+	cached := pod("shop", "web-0", "42")
+	lookups := 0
+	reuseCached(c, func(ns, name, rv string) (*corev1.Pod, bool) {
+		lookups++
+		return cached, ns == "shop" && name == "web-0" && rv == "42"
+	})
+	same, _ := pod("shop", "web-0", "42").Marshal()
+	newer, _ := pod("shop", "web-0", "43").Marshal()
+	if got, err := c.protoObject(same); err != nil || got != cached {
+		t.Fatalf("same version: %p (%v), want the cached %p", got, err, cached)
+	}
+	got, err := c.protoObject(newer)
+	if err != nil || got == cached || got.ResourceVersion != "43" || got.Spec.NodeName != "node-web-0" {
+		t.Fatalf("newer version: %+v (%v), want a fresh decode", got, err)
+	}
+	if lookups != 2 {
+		t.Errorf("%d lookups, want 2", lookups)
+	}
+
+	l := &cachedLookup[*corev1.Pod]{}
+	calls := 0
+	tr := l.skipCached(func(p *corev1.Pod) (*corev1.Pod, error) { calls++; return p, nil })
+	if _, ok := l.at("shop", "web-0", "42"); ok {
+		t.Fatal("lookup before the informer exists found something")
+	}
+	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{})
+	if err := idx.Add(cached); err != nil {
+		t.Fatal(err)
+	}
+	r := idx.Reader()
+	l.reader.Store(&r)
+	if got, ok := l.at("shop", "web-0", "42"); !ok || got != cached {
+		t.Fatal("cached object at its version not found")
+	}
+	if _, ok := l.at("shop", "web-0", "41"); ok {
+		t.Fatal("cached object found at another version")
+	}
+	tr(cached)
+	tr(pod("shop", "web-0", "42")) // equal, but not the cached object
+	if calls != 1 {
+		t.Fatalf("transform called %d times, want once (the object not cached)", calls)
+	}
+}

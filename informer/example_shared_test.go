@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,4 +55,34 @@ func ExampleShared() {
 	// add default/settings, in initial list: true
 	// update settings: data map[] -> map[mode:fast]
 	// cached: fast
+}
+
+// Read your own writes: a write returns the object's new resource version;
+// waiting for it makes the write visible in the cache (and every Lister).
+func ExampleShared_WaitForKey() {
+	src, _ := fake.New(fake.Options[*corev1.ConfigMap]{})
+	inf, _ := informer.NewShared(informer.Options[*corev1.ConfigMap]{Source: src})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- inf.Run(ctx) }()
+	inf.WaitForCacheSync(ctx)
+
+	written, _ := src.Create(&corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "settings"},
+		Data:       map[string]string{"mode": "fast"},
+	})
+	if err := inf.WaitForKey(ctx, "default/settings", written.ResourceVersion); err != nil {
+		panic(err)
+	}
+	cached, _, _ := inf.Cache().GetByKey("default/settings")
+	fmt.Println("cached:", cached.Data["mode"], "at the written version:", cached.ResourceVersion == written.ResourceVersion)
+
+	err := inf.WaitForResourceVersion(ctx, "not-a-number")
+	fmt.Println(errors.Is(err, informer.ErrIncomparableVersion))
+
+	cancel()
+	<-done
+	// Output:
+	// cached: fast at the written version: true
+	// true
 }

@@ -288,7 +288,9 @@ func (inf *Shared[T]) AddIndexers(indexers cache.Indexers[T]) error {
 
 // HasSynced reports whether the initial list has been cached and handed to
 // every handler's queue (not necessarily processed: see
-// Registration.HasSynced for that).
+// Registration.HasSynced for that). An informer started from a checkpoint
+// (Options.Checkpoint) is synced once the server has confirmed it and
+// every difference it found has been applied.
 func (inf *Shared[T]) HasSynced() bool {
 	select {
 	case <-inf.syncedCh:

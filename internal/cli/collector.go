@@ -102,6 +102,7 @@ func (c *collector) NewReflectorMetrics(name string) metrics.ReflectorMetrics {
 		WatchErrors:    teeCounter{&ic.watchErrors, n.WatchErrors},
 		WatchDuration:  n.WatchDuration,
 		ShortWatches:   n.ShortWatches,
+		StalledWatches: n.StalledWatches,
 		AddedEvents:    teeCounter{&ic.added, n.AddedEvents},
 		ModifiedEvents: teeCounter{&ic.modified, n.ModifiedEvents},
 		DeletedEvents:  teeCounter{&ic.deleted, n.DeletedEvents},
@@ -129,6 +130,7 @@ func (c *collector) NewInformerMetrics(name string) metrics.InformerMetrics {
 	return metrics.InformerMetrics{
 		QueueDepth: teeGauge{&ic.queueDepth, n.QueueDepth},
 		Objects:    teeGauge{&ic.objects, n.Objects},
+		Lag:        n.Lag,
 	}
 }
 

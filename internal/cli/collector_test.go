@@ -120,3 +120,35 @@ func TestMetricsServerListensOnLoopbackAndStops(t *testing.T) {
 		t.Errorf("/metrics lacks the reflector's count:\n%s", body.String())
 	}
 }
+
+// passthrough is a metrics.Provider whose lag and stalled-watch
+// instruments record their last value.
+type passthrough struct{ lag, stalled float64 }
+
+type setter func(float64)
+
+func (s setter) Set(v float64)     { s(v) }
+func (s setter) Inc()              { s(1) }
+func (s setter) Observe(v float64) { s(v) }
+
+func (p *passthrough) NewReflectorMetrics(string) metrics.ReflectorMetrics {
+	return metrics.ReflectorMetrics{StalledWatches: setter(func(v float64) { p.stalled += v })}
+}
+func (p *passthrough) NewInformerMetrics(string) metrics.InformerMetrics {
+	return metrics.InformerMetrics{Lag: setter(func(v float64) { p.lag = v })}
+}
+func (p *passthrough) NewHandlerMetrics(string, string) metrics.HandlerMetrics {
+	return metrics.HandlerMetrics{}
+}
+
+// The collector hands the cache's lag and the stalled watches on to the
+// Prometheus provider behind it.
+func TestCollectorPassesLagAndStalledWatchesOn(t *testing.T) {
+	next := &passthrough{}
+	c := newCollector(next)
+	c.NewInformerMetrics("pods").WithDefaults().Lag.Set(0.25)
+	c.NewReflectorMetrics("pods").WithDefaults().StalledWatches.Inc()
+	if next.lag != 0.25 || next.stalled != 1 {
+		t.Fatalf("lag %v, stalled %v reached the provider behind", next.lag, next.stalled)
+	}
+}

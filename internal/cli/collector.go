@@ -31,6 +31,33 @@ type informerCounters struct {
 	lastRV, queueDepth, objects                      gauge
 	backlog                                          gauge
 	merged, panics                                   counter
+	// shard is set when the informer's source filters a shard (--shard).
+	shard *shardCounters
+}
+
+// shardCounters are the readable instruments of a shard-filtered source.
+type shardCounters struct {
+	// serverSide is 1 when the server applies the shard selector, 0 when
+	// the source filters on the client; known turns true at the first
+	// value (until then the mode is being found out).
+	serverSide gauge
+	known      atomic.Bool
+	dropped    counter
+}
+
+// Set implements metrics.Gauge for ServerSide.
+func (s *shardCounters) Set(v float64) { s.serverSide.Set(v); s.known.Store(true) }
+
+// mode is how the shard is filtered: "server", "client", or "probing"
+// before the first list says.
+func (s *shardCounters) mode() string {
+	switch {
+	case !s.known.Load():
+		return "probing"
+	case s.serverSide.value() == 1:
+		return "server"
+	}
+	return "client"
 }
 
 // collector is the metrics.Provider of the CLI's informers. It keeps every
@@ -39,7 +66,7 @@ type informerCounters struct {
 // everything to next (Prometheus, when --metrics-addr is set). It is safe
 // for concurrent use.
 type collector struct {
-	next metrics.Provider
+	next provider
 	// health, when set, hears of lists, watches and back-off delays. It is
 	// set before the first informer asks for instruments and not changed
 	// afterwards.
@@ -50,7 +77,14 @@ type collector struct {
 	byName map[string]*informerCounters
 }
 
-func newCollector(next metrics.Provider) *collector {
+// provider is what the collector forwards to: Prometheus's provider, which
+// serves both the informers' and the shard filters' instruments.
+type provider interface {
+	metrics.Provider
+	metrics.ShardProvider
+}
+
+func newCollector(next provider) *collector {
 	return &collector{next: next, byName: make(map[string]*informerCounters)}
 }
 
@@ -148,6 +182,27 @@ func (c *collector) NewHandlerMetrics(informer, handler string) metrics.HandlerM
 		Merged:  teeCounter{&ic.merged, n.Merged},
 		Panics:  teeCounter{&ic.panics, n.Panics},
 		Latency: latency,
+	}
+}
+
+// shardMetrics returns the instruments of the shard filter of the informer
+// called name, marking the informer as sharded.
+func (c *collector) shardMetrics(name string) metrics.ShardMetrics {
+	ic := c.counters(name)
+	c.mu.Lock()
+	if ic.shard == nil {
+		ic.shard = &shardCounters{}
+	}
+	sc := ic.shard
+	c.mu.Unlock()
+	var n metrics.ShardMetrics
+	if c.next != nil {
+		n = c.next.NewShardMetrics(name)
+	}
+	n = n.WithDefaults()
+	return metrics.ShardMetrics{
+		ServerSide: teeGauge{sc, n.ServerSide},
+		Dropped:    teeCounter{&sc.dropped, n.Dropped},
 	}
 }
 

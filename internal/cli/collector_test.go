@@ -82,6 +82,38 @@ func (r *recordingProvider) NewInformerMetrics(string) metrics.InformerMetrics {
 func (r *recordingProvider) NewHandlerMetrics(string, string) metrics.HandlerMetrics {
 	return metrics.HandlerMetrics{Backlog: r, Merged: r}
 }
+func (r *recordingProvider) NewShardMetrics(string) metrics.ShardMetrics {
+	return metrics.ShardMetrics{ServerSide: r, Dropped: r}
+}
+func (r *recordingProvider) NewReplicaMetrics(string) metrics.ReplicaMetrics {
+	return metrics.ReplicaMetrics{}
+}
+
+func TestCollectorReportsTheShardMode(t *testing.T) {
+	next := &recordingProvider{}
+	c := newCollector(next)
+	if c.counters("pods").shard != nil {
+		t.Fatal("an informer without a shard filter counts as sharded")
+	}
+	m := c.shardMetrics("pods")
+	sc := c.counters("pods").shard
+	if sc == nil || sc.mode() != "probing" {
+		t.Fatalf("before the first list: %+v, want mode probing", sc)
+	}
+	m.ServerSide.Set(1)
+	if sc.mode() != "server" {
+		t.Errorf("after ServerSide=1: mode %s, want server", sc.mode())
+	}
+	m.ServerSide.Set(0)
+	m.Dropped.Inc()
+	m.Dropped.Inc()
+	if sc.mode() != "client" || sc.dropped.value() != 2 {
+		t.Errorf("after ServerSide=0 and 2 drops: mode %s, dropped %d", sc.mode(), sc.dropped.value())
+	}
+	if next.sets != 2 || next.incs != 2 {
+		t.Errorf("forwarded %d sets and %d incs, want 2 and 2", next.sets, next.incs)
+	}
+}
 
 func TestMetricsServerListensOnLoopbackAndStops(t *testing.T) {
 	if got, _ := metricsListenAddr(":9090"); got != "127.0.0.1:9090" {
@@ -139,6 +171,10 @@ func (p *passthrough) NewInformerMetrics(string) metrics.InformerMetrics {
 }
 func (p *passthrough) NewHandlerMetrics(string, string) metrics.HandlerMetrics {
 	return metrics.HandlerMetrics{}
+}
+func (p *passthrough) NewShardMetrics(string) metrics.ShardMetrics { return metrics.ShardMetrics{} }
+func (p *passthrough) NewReplicaMetrics(string) metrics.ReplicaMetrics {
+	return metrics.ReplicaMetrics{}
 }
 
 // The collector hands the cache's lag and the stalled watches on to the

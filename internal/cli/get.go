@@ -89,7 +89,7 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 		}
 		return errors.Join(printNames(g, per), errors.Join(missing...))
 	case fromTable:
-		ts := newTableSources(tableInclude(sess.targets, path, false))
+		ts := newTableSources(tableInclude(sess.targets, path, false, !sess.shard.IsZero()))
 		per, missing, err := readObjects(ctx, g, ts.newSource)
 		if err != nil {
 			return err

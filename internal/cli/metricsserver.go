@@ -15,7 +15,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/kinformer/kinformer/metrics"
 	kprom "github.com/kinformer/kinformer/metrics/prometheus"
 )
 
@@ -37,7 +36,7 @@ func metricsListenAddr(addr string) (string, error) {
 // /debug/pprof/ on addr, and returns the provider informers report into and
 // a stop function that shuts the server down and waits for it. With an
 // empty addr it serves nothing and returns a nil provider.
-func serveMetrics(addr string, errOut io.Writer) (metrics.Provider, func(), error) {
+func serveMetrics(addr string, errOut io.Writer) (provider, func(), error) {
 	if addr == "" {
 		return nil, func() {}, nil
 	}

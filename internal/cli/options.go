@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // Streams are where a command reads and writes. Out carries the command's
@@ -49,6 +50,11 @@ type GlobalOptions struct {
 	AllNamespaces bool
 	LabelSelector string
 	FieldSelector string
+	// Shard restricts every informer to a shard of its resource, in
+	// shard.ParseSet's notation (uid:0/3, namespace:0x…-0x…): sent to the
+	// server as a KEP-5866 shard selector, applied on the client when the
+	// server ignores it. Empty means every object.
+	Shard string
 	// MetricsAddr, when set, serves /metrics and /debug/pprof/ there. A
 	// missing host means 127.0.0.1.
 	MetricsAddr string
@@ -79,6 +85,8 @@ type target struct {
 type session struct {
 	cfg     *rest.Config
 	targets []target
+	// shard is --shard, parsed; zero without it.
+	shard shard.Set
 }
 
 // connect loads the configuration and resolves args through discovery,
@@ -86,6 +94,10 @@ type session struct {
 func (o *GlobalOptions) connect(ctx context.Context, args []string) (*session, error) {
 	if err := validateSelectors(o.LabelSelector, o.FieldSelector); err != nil {
 		return nil, err
+	}
+	set, err := shard.ParseSet(o.Shard)
+	if err != nil {
+		return nil, fmt.Errorf("--shard: %w (for example uid:0/3, the first of three equal ranges of metadata.uid's hash)", err)
 	}
 	if o.Kubeconfig != "" {
 		if _, err := os.Stat(o.Kubeconfig); err != nil {
@@ -103,7 +115,7 @@ func (o *GlobalOptions) connect(ctx context.Context, args []string) (*session, e
 	if o.AllNamespaces {
 		ns = ""
 	}
-	s := &session{cfg: cfg}
+	s := &session{cfg: cfg, shard: set}
 	seen := map[string]bool{}
 	for _, arg := range splitArgs(args) {
 		res, err := kube.Resolve(ctx, cfg, arg)

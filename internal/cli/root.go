@@ -33,6 +33,7 @@ The cluster comes from --kubeconfig, $KUBECONFIG or ~/.kube/config, as for kubec
 	f.BoolVarP(&global.AllNamespaces, "all-namespaces", "A", false, "read every namespace")
 	f.StringVarP(&global.LabelSelector, "selector", "l", "", "label selector, such as app=web,tier!=db")
 	f.StringVar(&global.FieldSelector, "field-selector", "", "field selector, such as status.phase=Running")
+	f.StringVar(&global.Shard, "shard", "", "read only a shard of each resource (KEP-5866): uid:I/N, namespace:I/N or FIELD:0xSTART-0xEND,... (the server filters when it can, kinformer otherwise; see `kinformer shards`)")
 	f.StringVar(&global.MetricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /debug/pprof/ at HOST:PORT (a bare :PORT listens on 127.0.0.1 only)")
 	f.DurationVar(&global.SyncTimeout, "sync-timeout", 0, "give up if the initial sync takes longer than this (default: wait)")
 

@@ -82,14 +82,18 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 	g := &group[T]{health: newHealth(opts.session.cfg.Host, opts.warnings, nil)}
 	opts.collector.health = g.health
 	for _, t := range opts.session.targets {
-		src, err := opts.newSource(opts.session.cfg, t.res.GVR, kube.SourceOptions{
-			Selection: kube.Selection{Namespace: t.namespace, LabelSelector: opts.global.LabelSelector, FieldSelector: opts.global.FieldSelector},
-		})
+		l := &live[T]{target: t, name: informerName(t), fatal: make(chan error, 1), started: time.Now()}
+		l.counters = opts.collector.counters(l.name)
+		so := kube.SourceOptions{Selection: kube.Selection{Namespace: t.namespace,
+			LabelSelector: opts.global.LabelSelector, FieldSelector: opts.global.FieldSelector,
+			Shard: opts.session.shard}}
+		if !so.Shard.IsZero() {
+			so.ShardMetrics = opts.collector.shardMetrics(l.name)
+		}
+		src, err := opts.newSource(opts.session.cfg, t.res.GVR, so)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.arg, err)
 		}
-		l := &live[T]{target: t, name: informerName(t), fatal: make(chan error, 1), started: time.Now()}
-		l.counters = opts.collector.counters(l.name)
 		inf, err := informer.NewShared(informer.Options[T]{
 			Name:      l.name,
 			Source:    src,

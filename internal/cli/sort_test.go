@@ -175,17 +175,19 @@ func TestParseSortByAndSourceChoice(t *testing.T) {
 		targets []target
 		sortBy  string
 		watch   bool
+		sharded bool
 		want    includeObject
 		keep    bool
 	}{
-		{"one namespace", one, "", false, includeNone, false},
-		{"every namespace", all, "", false, includeMetadata, false},
-		{"watch", one, "", true, includeMetadata, false},
-		{"sorted by metadata", one, ".metadata.resourceVersion", false, includeMetadata, true},
-		{"sorted by another field", all, ".status.phase", false, includeWhole, true},
+		{"one namespace", one, "", false, false, includeNone, false},
+		{"every namespace", all, "", false, false, includeMetadata, false},
+		{"watch", one, "", true, false, includeMetadata, false},
+		{"sharded", one, "", false, true, includeMetadata, false},
+		{"sorted by metadata", one, ".metadata.resourceVersion", false, false, includeMetadata, true},
+		{"sorted by another field", all, ".status.phase", false, true, includeWhole, true},
 	} {
 		path, _ := parseSortBy(tc.sortBy)
-		if got, keep := tableInclude(tc.targets, path, tc.watch); got != tc.want || keep != tc.keep {
+		if got, keep := tableInclude(tc.targets, path, tc.watch, tc.sharded); got != tc.want || keep != tc.keep {
 			t.Errorf("%s: includeObject %s (keep %t), want %s (keep %t)", tc.name, got, keep, tc.want, tc.keep)
 		}
 	}

@@ -49,18 +49,19 @@ func sourceFor(output string, sortPath []string) outputSource {
 //   - nothing (includeObject=None) for get in one namespace, or of a
 //     cluster-scoped resource, unsorted: the name cell and the namespace
 //     asked for key each row;
-//   - metadata for rows from every namespace (their namespace is printed),
+//   - metadata with --shard (the filter hashes each row's uid or
+//     namespace), for rows from every namespace (their namespace is printed),
 //     for sorting by a metadata field, and for watch, whose cache needs each
 //     row's resource version (a relist compares versions to find what
 //     changed, and a plain list gives none without metadata);
 //   - the whole object to sort by a field outside metadata.
-func tableInclude(targets []target, sortPath []string, watch bool) (includeObject, bool) {
+func tableInclude(targets []target, sortPath []string, watch bool, sharded bool) (includeObject, bool) {
 	switch {
 	case len(sortPath) > 0 && !inMetadata(sortPath):
 		return includeWhole, true
 	case len(sortPath) > 0:
 		return includeMetadata, true
-	case watch:
+	case watch, sharded:
 		return includeMetadata, false
 	}
 	for _, t := range targets {

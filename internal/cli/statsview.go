@@ -34,6 +34,11 @@ type statSample struct {
 	backlog                           int64
 	merged, lists, watches, errEvents int64
 	rv                                string
+	// shard is how the informer's shard is filtered (--shard): "server",
+	// "client" or "probing"; "" when it reads every object. dropped
+	// counts the objects a client-side filter dropped.
+	shard   string
+	dropped int64
 }
 
 // processSample is the process-wide part of a sample.
@@ -97,6 +102,9 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 			errEvents: c.errorEvents.value() + c.listErrors.value() + c.watchErrors.value(),
 			rv:        l.inf.LastSyncResourceVersion(),
 		}
+		if sc := c.shard; sc != nil {
+			st.shard, st.dropped = sc.mode(), sc.dropped.value()
+		}
 		st.eta, st.etaKnown = pr.ETA(now)
 		// Rates start once the informer was synced at the previous sample,
 		// so the initial list (streamed as ADDED events) does not count.
@@ -135,7 +143,10 @@ func validStatsOutput(o string) error {
 // formatStatsLine is the plain, parseable form of a sample: space-separated
 // key=value pairs, the same keys on every line, the resource first.
 //
-//	resource=pods namespace=* objects=150 synced=true sync=84ms added/s=2.0 modified/s=4.0 deleted/s=2.0 added=120 modified=240 deleted=118 backlog=0 merged=0 rv=4711 lists=1 watches=1 errors=0 heap=14.2MiB
+//	resource=pods namespace=* objects=150 synced=true sync=84ms added/s=2.0 modified/s=4.0 deleted/s=2.0 added=120 modified=240 deleted=118 backlog=0 merged=0 rv=4711 lists=1 watches=1 errors=0 fallbacks=0 restarts=0 shard=- dropped=0 heap=14.2MiB
+//
+// shard is the --shard filter's mode: server, client, probing, or "-"
+// without --shard; dropped counts what a client-side filter dropped.
 func formatStatsLine(s statSample, p processSample) string {
 	sync := "-"
 	if s.synced {
@@ -149,10 +160,14 @@ func formatStatsLine(s statSample, p processSample) string {
 	if ns == "" {
 		ns = "*"
 	}
-	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d fallbacks=%d restarts=%d heap=%s",
+	mode := s.shard
+	if mode == "" {
+		mode = "-"
+	}
+	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d fallbacks=%d restarts=%d shard=%s dropped=%d heap=%s",
 		s.resource, ns, s.objects, s.synced, sync, s.addRate, s.modifyRate, s.deleteRate,
 		s.added, s.modified, s.deleted, s.backlog, s.merged, rv, s.lists, s.watches, s.errEvents,
-		s.fallbacks, s.restarts, bytesIEC(p.heapBytes))
+		s.fallbacks, s.restarts, mode, s.dropped, bytesIEC(p.heapBytes))
 }
 
 // statsJSON is the -o json form of a sample, one object per line.
@@ -181,7 +196,11 @@ type statsJSON struct {
 	Lists           int64   `json:"lists"`
 	Watches         int64   `json:"watches"`
 	Errors          int64   `json:"errors"`
-	HeapBytes       uint64  `json:"heapBytes"`
+	// Shard is the --shard filter's mode (server, client, probing), and
+	// Dropped what a client-side filter dropped; absent without --shard.
+	Shard     string `json:"shard,omitempty"`
+	Dropped   int64  `json:"dropped,omitempty"`
+	HeapBytes uint64 `json:"heapBytes"`
 }
 
 func formatStatsJSON(at time.Time, s statSample, p processSample) string {
@@ -191,7 +210,7 @@ func formatStatsJSON(at time.Time, s statSample, p processSample) string {
 		AddedPerSec: s.addRate, ModifiedPerSec: s.modifyRate, DeletedPerSec: s.deleteRate,
 		Added: s.added, Modified: s.modified, Deleted: s.deleted, Backlog: s.backlog, Merged: s.merged,
 		ResourceVersion: s.rv, Lists: s.lists, Watches: s.watches, Errors: s.errEvents, HeapBytes: p.heapBytes,
-		Fallbacks: s.fallbacks, Restarts: s.restarts,
+		Fallbacks: s.fallbacks, Restarts: s.restarts, Shard: s.shard, Dropped: s.dropped,
 	}
 	if s.synced {
 		j.SyncSeconds = s.syncTime.Seconds()
@@ -354,7 +373,24 @@ var statsColumns = []statsColumn{
 	// never came (fell back to paged) and watches restarted after going
 	// silent. The health notes say which, when each happens.
 	{"STALLS", func(s statSample) string { return fmt.Sprint(s.fallbacks + s.restarts) }},
+	// SHARD says who filters the --shard ranges: the server (only the
+	// shard crosses the wire) or kinformer (everything crosses it, what is
+	// outside is dropped before the cache). Shown only with --shard.
+	// DROPPED counts the objects a client-side filter dropped. Both are
+	// shown only with --shard.
+	{shardHeader, func(s statSample) string {
+		if s.shard == "" {
+			return "-"
+		}
+		return s.shard
+	}},
+	{droppedHeader, func(s statSample) string { return fmt.Sprint(s.dropped) }},
 }
+
+const (
+	shardHeader   = "SHARD"
+	droppedHeader = "DROPPED"
+)
 
 // narrowHeaders shorten the rate columns when the table does not fit.
 var narrowHeaders = map[string]string{"ADDED/s": "ADD/s", "MODIFIED/s": "MOD/s", "DELETED/s": "DEL/s"}
@@ -362,12 +398,13 @@ var narrowHeaders = map[string]string{"ADDED/s": "ADD/s", "MODIFIED/s": "MOD/s",
 // fitSteps are what a table too wide for the terminal gives up, in order,
 // until it fits: a column (by header) or width of the RESOURCE column
 // (names are then cut with "…"). What is left at the end is always shown:
-// RESOURCE (at least 10 columns), OBJECTS, SYNCED, the rates and BACKLOG.
+// RESOURCE (at least 10 columns), OBJECTS, SYNCED, the rates, BACKLOG and
+// (with --shard) SHARD.
 var fitSteps = []struct {
 	drop     string
 	maxNames int
 }{
-	{drop: "STALLS"}, {drop: "LISTS"}, {drop: "WATCHES"}, {drop: "MERGED"}, {maxNames: 24}, {drop: "RV"}, {maxNames: 16},
+	{drop: "STALLS"}, {drop: "LISTS"}, {drop: "WATCHES"}, {drop: droppedHeader}, {drop: "MERGED"}, {maxNames: 24}, {drop: "RV"}, {maxNames: 16},
 	{drop: "ERRORS"}, {maxNames: 10},
 }
 
@@ -393,9 +430,14 @@ func statsScreen(f statsFrame, status []string, wide bool, width, height int) []
 	for i, c := range statsColumns {
 		headers[i] = c.header
 	}
+	sharded := false
+	for _, s := range f.informers {
+		sharded = sharded || s.shard != ""
+	}
 	keep := make([]bool, len(statsColumns))
 	for i := range keep {
-		keep[i] = true
+		h := statsColumns[i].header
+		keep[i] = sharded || (h != shardHeader && h != droppedHeader)
 	}
 	colWidth := func(i int) int {
 		w := utf8.RuneCountInString(headers[i])

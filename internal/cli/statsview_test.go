@@ -295,6 +295,47 @@ func TestStatsViewOn170Columns(t *testing.T) {
 	if strings.Contains(term.text(), "…") {
 		t.Errorf("something was cut on a wide terminal:\n%s", term.text())
 	}
+	if h := strings.Fields(term.lines()[0]); slices.Contains(h, "SHARD") || slices.Contains(h, "DROPPED") {
+		t.Errorf("shard columns shown without --shard: %q", term.lines()[0])
+	}
+}
+
+// TestStatsViewShowsTheShardMode: with --shard, the view says who filters
+// each informer's shard, on 80 columns too, and the line formats carry it.
+func TestStatsViewShowsTheShardMode(t *testing.T) {
+	f := demoFrame(testNow, 1)
+	modes := []string{"server", "client", "probing", "server"}
+	for i := range f.informers {
+		f.informers[i].shard = modes[i]
+	}
+	f.informers[1].dropped = 13333
+	for _, width := range []int{80, 170} {
+		term := newVT(width, 24)
+		v := newStatsView(Streams{Out: term, OutIsTerminal: true, Width: width}, StatsOptions{})
+		v.size = func() (int, int) { return width, 24 }
+		v.draw(f, nil)
+		screen := checkScreen(t, term, width, []string{"RESOURCE", "OBJECTS", "SHARD"}, []string{"pods ", "configmaps "})
+		col := strings.Index(screen[0], "SHARD")
+		for i, want := range modes {
+			if got := strings.Fields(screen[1+i][col:])[0]; got != want {
+				t.Errorf("%d columns, row %d: SHARD %q, want %q\n%s", width, i, got, want, term.text())
+			}
+		}
+		if width == 170 && !strings.Contains(screen[2], "13333") {
+			t.Errorf("the dropped count is not shown on a wide terminal: %q", screen[2])
+		}
+	}
+	line := formatStatsLine(f.informers[1], f.process)
+	if !strings.Contains(line, " shard=client dropped=13333 ") {
+		t.Errorf("kv line %q lacks the shard mode", line)
+	}
+	if line := formatStatsLine(statSample{resource: "pods"}, processSample{}); !strings.Contains(line, " shard=- dropped=0 ") {
+		t.Errorf("kv line without --shard: %q", line)
+	}
+	var j map[string]any
+	if err := json.Unmarshal([]byte(formatStatsJSON(testNow, f.informers[1], f.process)), &j); err != nil || j["shard"] != "client" || j["dropped"] != 13333.0 {
+		t.Errorf("json line: %v, %v", j, err)
+	}
 }
 
 func TestStatsScreenKeepsToTheTerminalsHeight(t *testing.T) {

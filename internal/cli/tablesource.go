@@ -14,11 +14,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // tableAccept asks for the server's own Table rendering, as kubectl does,
@@ -52,7 +54,10 @@ const (
 // one.
 type tableRow struct {
 	namespace, name, resourceVersion string
-	cells                            []any
+	// uid is the row's object's, when the rows carry metadata: what a
+	// --shard filter hashes.
+	uid   types.UID
+	cells []any
 	// object is what --sort-by reads: the row's metadata under "metadata"
 	// (includeMetadata) or the whole object (includeWhole), without
 	// managedFields. nil unless the source keeps it.
@@ -63,6 +68,7 @@ func (r *tableRow) GetNamespace() string         { return r.namespace }
 func (r *tableRow) GetName() string              { return r.name }
 func (r *tableRow) GetResourceVersion() string   { return r.resourceVersion }
 func (r *tableRow) GetLabels() map[string]string { return nil }
+func (r *tableRow) GetUID() types.UID            { return r.uid }
 
 // tableSources makes the Table sources of one command, one per resource,
 // and remembers them so the printer can read each resource's columns.
@@ -89,6 +95,13 @@ func (ts *tableSources) newSource(cfg *rest.Config, gvr schema.GroupVersionResou
 	ts.mu.Lock()
 	ts.byResource[gvr] = s
 	ts.mu.Unlock()
+	if !opts.Shard.IsZero() {
+		// The request carries the shard selector (see request); a server
+		// without the feature ignores it, and the rows outside the shard
+		// are dropped here instead. The rows carry metadata (tableInclude),
+		// so each has the uid and namespace the hash needs.
+		return shard.Filter[*tableRow](s, opts.Shard), nil
+	}
 	return s, nil
 }
 
@@ -194,6 +207,9 @@ func (s *tableSource) request(opts listwatch.Options, watch bool) *rest.Request 
 	set("resourceVersionMatch", string(opts.ResourceVersionMatch))
 	set("labelSelector", joinSelectors(s.selection.LabelSelector, opts.LabelSelector))
 	set("fieldSelector", joinSelectors(s.selection.FieldSelector, opts.FieldSelector))
+	if !s.selection.Shard.IsZero() {
+		set("shardSelector", s.selection.Shard.Selector())
+	}
 	return r
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/shard"
 )
 
 var configmaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
@@ -299,4 +300,52 @@ func BenchmarkDecodeTable(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestShardedTableSourceSendsTheSelectorAndFilters: with --shard the table
+// source asks the server for the shard, and drops the rows outside it when
+// the server sends them anyway (a server without ShardedListAndWatch).
+func TestShardedTableSourceSendsTheSelectorAndFilters(t *testing.T) {
+	set, err := shard.ParseSet("uid:0/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows whose uid hashes into the shard and out of it.
+	var in, out []string
+	for i := 0; len(in) < 3 || len(out) < 3; i++ {
+		uid := fmt.Sprintf("uid-%d", i)
+		if set.ContainsHash(shard.Hash(uid)) {
+			in = append(in, uid)
+		} else {
+			out = append(out, uid)
+		}
+	}
+	var query string
+	cfg := fakeTableServer(t, func(w http.ResponseWriter, r *http.Request) {
+		query = r.URL.RawQuery
+		var rows [][2]string
+		for _, uid := range append(in[:3:3], out[:3]...) {
+			rows = append(rows, [2]string{uid, fmt.Sprintf(`{"metadata":{"name":%q,"namespace":"web","uid":%q,"resourceVersion":"5"}}`, uid, uid)})
+		}
+		io.WriteString(w, tableJSON("10", true, rows...))
+	})
+	ts := newTableSources(tableInclude(nil, nil, false, true))
+	src, err := ts.newSource(cfg, configmaps, kube.SourceOptions{Selection: kube.Selection{Namespace: "web", Shard: set}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := src.List(t.Context(), listwatch.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range page.Items {
+		got = append(got, r.GetName())
+	}
+	if strings.Join(got, ",") != strings.Join(in[:3], ",") {
+		t.Errorf("rows %v, want those in the shard, %v", got, in[:3])
+	}
+	if !strings.Contains(query, "shardSelector=") || !strings.Contains(query, "includeObject=Metadata") {
+		t.Errorf("query %q lacks the shard selector or the rows' metadata", query)
+	}
 }

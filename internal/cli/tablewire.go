@@ -8,6 +8,7 @@ import (
 	"io"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
@@ -36,6 +37,7 @@ type decodedTable struct {
 type wireMeta struct {
 	Namespace          string      `json:"namespace"`
 	Name               string      `json:"name"`
+	UID                types.UID   `json:"uid"`
 	ResourceVersion    string      `json:"resourceVersion"`
 	Continue           string      `json:"continue"`
 	RemainingItemCount *int64      `json:"remainingItemCount"`
@@ -261,7 +263,7 @@ func tableRows[R rowObject](s *tableSource, wt *wireTable[R]) (decodedTable, err
 			out.initialEventsEnd = true
 		}
 		if md.Name != "" {
-			row.namespace, row.name, row.resourceVersion = md.Namespace, md.Name, md.ResourceVersion
+			row.namespace, row.name, row.resourceVersion, row.uid = md.Namespace, md.Name, md.ResourceVersion, md.UID
 		}
 		if nameCol >= 0 && nameCol < len(row.cells) {
 			if n, ok := row.cells[nameCol].(string); ok {
@@ -342,7 +344,7 @@ func (s *tableSource) decodePlain(body []byte) (decodedTable, error) {
 func plainObjectRow(s *tableSource, md wireMeta) (decodedTable, error) {
 	cols := defaultColumns
 	s.columns.CompareAndSwap(nil, &cols) // a Table's columns, if any came, stay
-	row := &tableRow{namespace: md.Namespace, name: md.Name, resourceVersion: md.ResourceVersion,
+	row := &tableRow{namespace: md.Namespace, name: md.Name, resourceVersion: md.ResourceVersion, uid: md.UID,
 		cells: []any{md.Name, ageSince(md.CreationTimestamp)}}
 	return decodedTable{rows: []*tableRow{row}, resourceVersion: md.ResourceVersion,
 		initialEventsEnd: md.Annotations.InitialEventsEnd == "true"}, nil

@@ -50,7 +50,7 @@ func RunWatch(ctx context.Context, streams Streams, global *GlobalOptions, opts 
 	case fromMetadata:
 		return runWatch(ctx, streams, global, opts, sess, kube.Metadata, eventFormat[*metav1.PartialObjectMetadata](nameFormat[*metav1.PartialObjectMetadata]{}))
 	case fromTable:
-		ts := newTableSources(tableInclude(sess.targets, nil, true))
+		ts := newTableSources(tableInclude(sess.targets, nil, true, !sess.shard.IsZero()))
 		return runWatch(ctx, streams, global, opts, sess, ts.newSource, eventFormat[*tableRow](newTableFormat(ts, sess.targets, opts.Output == outputWide)))
 	default:
 		return runWatch(ctx, streams, global, opts, sess, kube.Dynamic, eventFormat[*unstructured.Unstructured](&documentFormat{output: opts.Output}))

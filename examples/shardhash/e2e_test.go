@@ -191,6 +191,36 @@ func (h *harness) checkShardsCommand(gate bool) {
 	if len(lines) != e2eSlots+1 || total != e2eObjects {
 		h.t.Errorf("shards: %d ranges holding %d objects, want %d holding %d:\n%s", len(lines)-1, total, e2eSlots, e2eObjects, out.String())
 	}
+	h.checkStatsShard(gate, lines[1:])
+}
+
+// checkStatsShard runs `kinformer stats cm --shard uid:3/8 --once`: it
+// caches the objects of range 3 that `shards` counted (rangeLines, one
+// line per range) and says who filtered them.
+func (h *harness) checkStatsShard(gate bool, rangeLines []string) {
+	h.t.Helper()
+	want, err := strconv.Atoi(strings.Fields(rangeLines[3])[4])
+	if err != nil {
+		h.t.Fatalf("shards: line %q has no count", rangeLines[3])
+	}
+	global := &cli.GlobalOptions{Kubeconfig: h.env.KubeconfigPath(), Namespace: h.ns, Shard: fmt.Sprintf("uid:3/%d", e2eSlots)}
+	var out, errOut bytes.Buffer
+	err = cli.RunStats(h.t.Context(), cli.Streams{Out: &out, ErrOut: &errOut}, global,
+		cli.StatsOptions{Once: true, Interval: 200 * time.Millisecond, Output: "kv"}, []string{"cm"})
+	if err != nil {
+		h.t.Fatalf("stats --shard: %v\n%s", err, errOut.String())
+	}
+	line := strings.TrimSpace(out.String())
+	mode := map[bool]string{true: "server", false: "client"}[gate]
+	for _, kv := range []string{fmt.Sprintf(" objects=%d ", want), " shard=" + mode + " "} {
+		if !strings.Contains(line, kv) {
+			h.t.Errorf("stats --shard: %q lacks %q", line, strings.TrimSpace(kv))
+		}
+	}
+	if dropped := strings.Contains(line, " dropped=0 "); dropped != gate {
+		h.t.Errorf("stats --shard: %q: with the gate %v the client should drop %s", line, gate,
+			map[bool]string{true: "nothing", false: "the other ranges' objects"}[gate])
+	}
 }
 
 // harness starts replicas against one control plane.

@@ -121,3 +121,28 @@ func streamingRejected(err error) bool {
 func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
+
+// MapError maps the failure of a request to a kube-apiserver onto the
+// listwatch errors, as this package's sources do: the result wraps the
+// listwatch error the reflector acts on (ErrExpired, ErrUnavailable, ...)
+// and err itself, so errors.As still finds the server's
+// *apierrors.StatusError. An error that fits none comes back unchanged;
+// nil stays nil. It is for sources written outside this package (the
+// kinformer command's Table source is one) that should fail the same way.
+func MapError(err error) error { return mapError(err) }
+
+// WatchResponseError is the error of a watch request the server answered
+// with a status other than 200 (body is what was read of the response):
+// the server's Status when the body holds one (protobuf or JSON), else the
+// HTTP status and the body's text, mapped as MapError maps it. With
+// streaming set (the request asked for sendInitialEvents), a server that
+// refuses the parameter gives an error wrapping
+// listwatch.ErrStreamingListUnsupported, after which the reflector lists
+// instead.
+func WatchResponseError(resp *http.Response, body []byte, streaming bool) error {
+	err := responseError(resp, body)
+	if streaming && streamingRejected(err) {
+		return fmt.Errorf("%w: %w", listwatch.ErrStreamingListUnsupported, err)
+	}
+	return mapError(err)
+}

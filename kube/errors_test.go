@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"syscall"
@@ -104,5 +105,39 @@ func TestStreamingRejected(t *testing.T) {
 	}
 	if streamingRejected(errors.New("sendInitialEvents")) {
 		t.Error("non-status error taken for a streaming-list rejection")
+	}
+}
+
+func TestWatchResponseErrorKeepsTheServersStatus(t *testing.T) {
+	resp := func(code int) *http.Response { return &http.Response{StatusCode: code, Header: http.Header{}} }
+	gone := []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old resource version: 5 (77)"}`)
+	rejected := []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422,"message":"sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"}`)
+	for _, tc := range []struct {
+		name      string
+		code      int
+		body      []byte
+		streaming bool
+		want      error
+		wantCode  int32
+	}{
+		{"expired", 410, gone, false, listwatch.ErrExpired, 410},
+		{"streaming refused", 422, rejected, true, listwatch.ErrStreamingListUnsupported, 422},
+		{"the same refusal of a plain watch", 422, rejected, false, nil, 422},
+		{"no Status in the body", 503, []byte("upstream connect error"), false, listwatch.ErrUnavailable, 503},
+	} {
+		err := WatchResponseError(resp(tc.code), tc.body, tc.streaming)
+		if tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want it to wrap %v", tc.name, err, tc.want)
+		}
+		if tc.want == nil && (errors.Is(err, listwatch.ErrStreamingListUnsupported) || errors.Is(err, listwatch.ErrExpired)) {
+			t.Errorf("%s: %v wraps a listwatch error it should not", tc.name, err)
+		}
+		var se *apierrors.StatusError
+		if !errors.As(err, &se) || se.ErrStatus.Code != tc.wantCode {
+			t.Errorf("%s: %v: the server's status (code %d) is not reachable", tc.name, err, tc.wantCode)
+		}
+	}
+	if MapError(nil) != nil {
+		t.Error("MapError(nil) is not nil")
 	}
 }

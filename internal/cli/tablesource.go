@@ -228,7 +228,7 @@ func joinSelectors(a, b string) string {
 func (s *tableSource) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[*tableRow], error) {
 	body, err := s.request(opts, false).MaxRetries(0).DoRaw(ctx)
 	if err != nil {
-		return listwatch.Page[*tableRow]{}, fmt.Errorf("list %s: %w", s.describe(), mapSourceError(err))
+		return listwatch.Page[*tableRow]{}, fmt.Errorf("list %s: %w", s.describe(), kube.MapError(err))
 	}
 	t, err := s.decodeBody(body)
 	if err != nil {
@@ -249,16 +249,12 @@ func (s *tableSource) Watch(ctx context.Context, opts listwatch.Options) (listwa
 	req.Header.Set("Accept", tableAccept)
 	resp, err := s.client.Client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapSourceError(err))
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), kube.MapError(err))
 	}
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		_ = resp.Body.Close()
-		err := responseError(resp.StatusCode, body)
-		if opts.SendInitialEvents && streamingRejected(err) {
-			return nil, fmt.Errorf("watch %s: %w: %w", s.describe(), listwatch.ErrStreamingListUnsupported, err)
-		}
-		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapSourceError(err))
+		return nil, fmt.Errorf("watch %s: %w", s.describe(), kube.WatchResponseError(resp, body, opts.SendInitialEvents))
 	}
 	dec := json.NewDecoder(errorReader{resp.Body})
 	dec.UseNumber() // numeric cells print as the server wrote them
@@ -317,7 +313,7 @@ func (w *tableWatch) Next() (listwatch.Event[*tableRow], error) {
 		case w.closed.Load() || errors.Is(err, io.EOF):
 			w.err = io.EOF
 		default:
-			w.err = fmt.Errorf("watch %s: %w", w.src.describe(), mapSourceError(err))
+			w.err = fmt.Errorf("watch %s: %w", w.src.describe(), kube.MapError(err))
 		}
 		return listwatch.Event[*tableRow]{}, w.err
 	}
@@ -326,7 +322,7 @@ func (w *tableWatch) Next() (listwatch.Event[*tableRow], error) {
 		if status.Status == "" {
 			status.Status = metav1.StatusFailure
 		}
-		return listwatch.Event[*tableRow]{Type: listwatch.Error, Err: mapSourceError(&apierrors.StatusError{ErrStatus: *status})}, nil
+		return listwatch.Event[*tableRow]{Type: listwatch.Error, Err: kube.MapError(&apierrors.StatusError{ErrStatus: *status})}, nil
 	case listwatch.Bookmark:
 		return listwatch.Event[*tableRow]{Type: typ, Object: &tableRow{resourceVersion: t.resourceVersion},
 			ResourceVersion: t.resourceVersion, InitialEventsEnd: t.initialEventsEnd}, nil

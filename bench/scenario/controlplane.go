@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -118,57 +116,20 @@ const DefaultSettle = 3 * time.Second
 // RunControlPlane measures scenario 7 and returns two reports: sync time
 // and peak RSS.
 func RunControlPlane(ctx context.Context, opts ControlPlaneOptions) ([]Report, error) {
-	if opts.Pods <= 0 {
-		opts.Pods = 20_000
-	}
-	if opts.Count <= 0 {
-		opts.Count = 5
-	}
-	if opts.Settle == 0 {
-		opts.Settle = DefaultSettle
-	}
-	say := opts.Progress
-	if say == nil {
-		say = func(string, ...any) {}
-	}
-	kubeconfig := opts.Kubeconfig
-	var cs kubernetes.Interface
-	if kubeconfig == "" {
-		say("starting the control plane (the first start builds it, which takes many minutes)")
-		env, err := testenv.Start(ctx, testenv.Options{Build: testenv.BuildOptions{Progress: os.Stderr}})
-		if err != nil {
-			return nil, err
-		}
-		defer env.Stop()
-		if opts.Keep != nil {
-			defer opts.Keep(env.KubeconfigPath())
-		}
-		kubeconfig, cs = env.KubeconfigPath(), env.Clientset()
-	} else {
-		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		if err != nil {
-			return nil, err
-		}
-		cfg.QPS, cfg.Burst = -1, 0
-		if cs, err = kubernetes.NewForConfig(cfg); err != nil {
-			return nil, err
-		}
-	}
-	list, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1})
+	defaults(&opts.Pods, &opts.Count, 5, &opts.Settle)
+	say := sayFunc(opts.Progress).orNothing()
+	cl, err := openCluster(ctx, opts.Kubeconfig, testenv.Options{}, say)
 	if err != nil {
 		return nil, err
 	}
-	have := len(list.Items)
-	if list.RemainingItemCount != nil {
-		have += int(*list.RemainingItemCount)
+	defer cl.stop()
+	if opts.Keep != nil && cl.env != nil {
+		defer opts.Keep(cl.kubeconfig)
 	}
-	if have < opts.Pods {
-		say("creating %d pods", opts.Pods)
-		start := time.Now()
-		if err := createRealisticPods(ctx, cs, opts.Pods); err != nil {
-			return nil, err
-		}
-		say("created %d pods in %v", opts.Pods, time.Since(start).Round(time.Second))
+	kubeconfig := cl.kubeconfig
+	have, err := cl.seed(ctx, opts.Pods, newPod, say)
+	if err != nil {
+		return nil, err
 	}
 
 	self, err := os.Executable()
@@ -181,17 +142,9 @@ func RunControlPlane(ctx context.Context, opts ControlPlaneOptions) ([]Report, e
 	times, rss := map[Side][]float64{}, map[Side][]float64{}
 	var digest string
 	for i := range opts.Count {
-		order := []Side{Ours, ClientGo, OursShared}
-		if i%2 == 1 {
-			order = []Side{OursShared, ClientGo, Ours}
-		}
-		for _, side := range order {
-			if opts.Settle > 0 {
-				select {
-				case <-time.After(opts.Settle):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
+		for _, side := range alternating(i, []Side{Ours, ClientGo, OursShared}) {
+			if err := settle(ctx, opts.Settle); err != nil {
+				return nil, err
 			}
 			res, maxRSS, err := runChild(ctx, self, side, kubeconfig, opts.Pods, opts.ProfileDir)
 			if err != nil {
@@ -234,29 +187,15 @@ func RunControlPlane(ctx context.Context, opts ControlPlaneOptions) ([]Report, e
 // runChild runs one side's sync in a child process and returns its result
 // and peak RSS in MB.
 func runChild(ctx context.Context, self string, side Side, kubeconfig string, pods int, profileDir string) (ChildResult, float64, error) {
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Env = append(os.Environ(),
-		ChildSideEnv+"="+string(side),
-		ChildKubeconfigEnv+"="+kubeconfig,
-		ChildPodsEnv+"="+strconv.Itoa(pods),
-		ChildProfileEnv+"="+profileDir)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	res, ps, err := runChildJSON[ChildResult](ctx, childRun{args: []string{self}, env: childEnv(
+		ChildSideEnv, string(side),
+		ChildKubeconfigEnv, kubeconfig,
+		ChildPodsEnv, strconv.Itoa(pods),
+		ChildProfileEnv, profileDir)})
 	if err != nil {
-		return ChildResult{}, 0, fmt.Errorf("child: %w", err)
+		return ChildResult{}, 0, err
 	}
-	var res ChildResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return ChildResult{}, 0, fmt.Errorf("child output %q: %w", out, err)
-	}
-	if res.PeakRSSKB > 0 {
-		return res, float64(res.PeakRSSKB) / 1024, nil
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return ChildResult{}, 0, errors.New("no rusage for the child")
-	}
-	return res, float64(ru.Maxrss) / 1024, nil // Maxrss is in KB on Linux
+	return res, peakRSSMB(res.PeakRSSKB, ps), nil
 }
 
 // RunChild is a child's whole job: when ChildSideEnv is set it syncs the
@@ -272,6 +211,9 @@ func RunChild(ctx context.Context) (bool, error) {
 	}
 	if isWarmSide(side) {
 		return true, warmChild(ctx, os.Stdout)
+	}
+	if isMemorySide(side) {
+		return true, memoryChild(ctx, side, os.Stdout)
 	}
 	pods, err := strconv.Atoi(os.Getenv(ChildPodsEnv))
 	if err != nil {
@@ -410,6 +352,13 @@ func syncFromServer(ctx context.Context, side Side, kubeconfig string, want int,
 // first) and sets their status, so the server holds the same realistic
 // pods the in-memory scenarios use, plus server-set fields.
 func createRealisticPods(ctx context.Context, cs kubernetes.Interface, n int) error {
+	return createPods(ctx, cs, n, newPod)
+}
+
+// createPods creates pods 0..n-1 of pod (their namespaces first) through
+// the API, each with a create and then a status update, as a kubelet
+// would set it: the server adds managedFields of both managers.
+func createPods(ctx context.Context, cs kubernetes.Interface, n int, pod func(i int, rv int64) *corev1.Pod) error {
 	for i := range min(n, podNamespaces) {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns-" + strconv.Itoa(i)}}
 		if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -417,7 +366,7 @@ func createRealisticPods(ctx context.Context, cs kubernetes.Interface, n int) er
 		}
 	}
 	return testenv.Parallel(ctx, n, 0, func(ctx context.Context, i int) error {
-		want := newPod(i, 0)
+		want := pod(i, 0)
 		p := want.DeepCopy()
 		p.ResourceVersion, p.UID, p.CreationTimestamp = "", "", metav1.Time{}
 		p.OwnerReferences[0].UID = "00000000-0000-4000-8000-000000000001"

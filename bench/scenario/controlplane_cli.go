@@ -64,17 +64,9 @@ func runCLIPair(ctx context.Context, opts ControlPlaneOptions, self []string, ku
 	}
 	times, rss, cpu := map[Side][]float64{}, map[Side][]float64{}, map[Side][]float64{}
 	for i := range opts.Count {
-		order := CLISides
-		if i%2 == 1 {
-			order = []Side{LibraryMetadata, CLIGet}
-		}
-		for _, side := range order {
-			if opts.Settle > 0 {
-				select {
-				case <-time.After(opts.Settle):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
+		for _, side := range alternating(i, CLISides) {
+			if err := settle(ctx, opts.Settle); err != nil {
+				return nil, err
 			}
 			var cmd *exec.Cmd
 			if side == CLIGet {
@@ -173,22 +165,6 @@ wait:
 		count = n
 	}
 	return millis, peakMB, count, nil
-}
-
-// readVmHWM reads the peak resident set size, in KB, from a
-// /proc/PID/status file.
-func readVmHWM(path string) (int64, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb, err == nil
-		}
-	}
-	return 0, false
 }
 
 // buildKinformer builds the command of the kinformer module this one

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -92,57 +91,27 @@ type ShardOptions struct {
 
 // RunShard measures shard-rss and shard-converge.
 func RunShard(ctx context.Context, opts ShardOptions) ([]Report, error) {
-	if opts.Pods <= 0 {
-		opts.Pods = 20_000
-	}
-	if opts.Count <= 0 {
-		opts.Count = 3
-	}
+	defaults(&opts.Pods, &opts.Count, 3, &opts.Settle)
 	if len(opts.Replicas) == 0 {
 		opts.Replicas = []int{1, 2, 4}
 	}
-	if opts.Settle == 0 {
-		opts.Settle = DefaultSettle
+	say := sayFunc(opts.Progress).orNothing()
+	if opts.Kubeconfig == "" {
+		say("ShardedListAndWatch=%v", !opts.ClientSide)
 	}
-	say := opts.Progress
-	if say == nil {
-		say = func(string, ...any) {}
+	cl, err := openCluster(ctx, opts.Kubeconfig, testenv.Options{
+		FeatureGates: map[string]bool{"ShardedListAndWatch": !opts.ClientSide}}, say)
+	if err != nil {
+		return nil, err
 	}
-	kubeconfig := opts.Kubeconfig
-	var cs kubernetes.Interface
-	if kubeconfig == "" {
-		say("starting the control plane, ShardedListAndWatch=%v", !opts.ClientSide)
-		env, err := testenv.Start(ctx, testenv.Options{Build: testenv.BuildOptions{Progress: os.Stderr},
-			FeatureGates: map[string]bool{"ShardedListAndWatch": !opts.ClientSide}})
-		if err != nil {
-			return nil, err
-		}
-		defer env.Stop()
-		kubeconfig, cs = env.KubeconfigPath(), env.Clientset()
-	} else {
-		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		if err != nil {
-			return nil, err
-		}
-		cfg.QPS, cfg.Burst = -1, 0
-		if cs, err = kubernetes.NewForConfig(cfg); err != nil {
-			return nil, err
-		}
+	defer cl.stop()
+	kubeconfig, cs := cl.kubeconfig, cl.cs
+	if _, err := cl.seed(ctx, opts.Pods, newPod, say); err != nil {
+		return nil, err
 	}
 	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
-	}
-	if len(pods.Items) < opts.Pods {
-		say("creating %d pods", opts.Pods)
-		start := time.Now()
-		if err := createRealisticPods(ctx, cs, opts.Pods); err != nil {
-			return nil, err
-		}
-		say("created %d pods in %v", opts.Pods, time.Since(start).Round(time.Second))
-		if pods, err = cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{}); err != nil {
-			return nil, err
-		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -157,17 +126,7 @@ func RunShard(ctx context.Context, opts ShardOptions) ([]Report, error) {
 		}
 		return n
 	}
-	pause := func() error {
-		if opts.Settle <= 0 {
-			return nil
-		}
-		select {
-		case <-time.After(opts.Settle):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	pause := func() error { return settle(ctx, opts.Settle) }
 
 	var reports []Report
 	oursRSS := map[int][]float64{}
@@ -180,11 +139,7 @@ func RunShard(ctx context.Context, opts ShardOptions) ([]Report, error) {
 		times, rss := map[Side][]float64{}, map[Side][]float64{}
 		var digest string
 		for i := range opts.Count {
-			order := Sides
-			if i%2 == 1 {
-				order = []Side{ClientGo, Ours}
-			}
-			for _, side := range order {
+			for _, side := range alternating(i, Sides) {
 				if err := pause(); err != nil {
 					return nil, err
 				}
@@ -233,22 +188,12 @@ func pairReport(name, unit string, target float64, ours, other []float64) Report
 
 // runShardChild syncs set's pods through side in a child process.
 func runShardChild(ctx context.Context, self string, side Side, kubeconfig string, set shard.Set, want int) (ChildResult, float64, error) {
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Env = append(os.Environ(),
-		ChildShardSideEnv+"="+string(side),
-		ChildKubeconfigEnv+"="+kubeconfig,
-		ChildShardEnv+"="+set.String(),
-		ChildShardWantEnv+"="+strconv.Itoa(want))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return ChildResult{}, 0, fmt.Errorf("child: %w", err)
-	}
-	var res ChildResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return ChildResult{}, 0, fmt.Errorf("child output %q: %w", out, err)
-	}
-	return res, float64(res.PeakRSSKB) / 1024, nil
+	res, _, err := runChildJSON[ChildResult](ctx, childRun{args: []string{self}, env: childEnv(
+		ChildShardSideEnv, string(side),
+		ChildKubeconfigEnv, kubeconfig,
+		ChildShardEnv, set.String(),
+		ChildShardWantEnv, strconv.Itoa(want))})
+	return res, float64(res.PeakRSSKB) / 1024, err
 }
 
 // RunShardChild is a shard child's whole job: a shard-rss sync

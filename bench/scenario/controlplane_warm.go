@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
@@ -69,15 +68,7 @@ type WarmRestartOptions struct {
 // its own (it compacts etcd and restarts the apiserver) and returns four
 // reports: time and peak RSS, fresh and expired, each against cold.
 func RunWarmRestart(ctx context.Context, opts WarmRestartOptions) ([]Report, error) {
-	if opts.Pods <= 0 {
-		opts.Pods = 20_000
-	}
-	if opts.Count <= 0 {
-		opts.Count = 5
-	}
-	if opts.Settle == 0 {
-		opts.Settle = DefaultSettle
-	}
+	defaults(&opts.Pods, &opts.Count, 5, &opts.Settle)
 	say := opts.Progress
 	if say == nil {
 		say = func(string, ...any) {}
@@ -127,17 +118,9 @@ func RunWarmRestart(ctx context.Context, opts WarmRestartOptions) ([]Report, err
 	times, rss := map[Side][]float64{}, map[Side][]float64{}
 	var digest string
 	for i := range opts.Count {
-		order := []Side{WarmCold, WarmFresh, WarmExpired}
-		if i%2 == 1 {
-			order = []Side{WarmExpired, WarmFresh, WarmCold}
-		}
-		for _, side := range order {
-			if opts.Settle > 0 {
-				select {
-				case <-time.After(opts.Settle):
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				}
+		for _, side := range alternating(i, []Side{WarmCold, WarmFresh, WarmExpired}) {
+			if err := settle(ctx, opts.Settle); err != nil {
+				return nil, err
 			}
 			dir := filepath.Join(work, fmt.Sprintf("run-%d-%s", i, side))
 			switch side {
@@ -226,23 +209,13 @@ func copyDir(src, dst string) error {
 // runWarmChild runs one warm-restart child with checkpoints in dir and
 // returns its result and peak RSS in MB.
 func runWarmChild(ctx context.Context, self string, side Side, kubeconfig string, pods int, dir string) (ChildResult, float64, error) {
-	cmd := exec.CommandContext(ctx, self)
-	cmd.Stderr = os.Stderr
-	cmd.Env = append(os.Environ(),
-		ChildSideEnv+"="+string(side),
-		ChildKubeconfigEnv+"="+kubeconfig,
-		ChildPodsEnv+"="+strconv.Itoa(pods),
-		ChildCheckpointDirEnv+"="+dir,
-		ChildStartEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
-	out, err := cmd.Output()
-	if err != nil {
-		return ChildResult{}, 0, fmt.Errorf("child: %w", err)
-	}
-	var res ChildResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return ChildResult{}, 0, fmt.Errorf("child output %q: %w", out, err)
-	}
-	return res, float64(res.PeakRSSKB) / 1024, nil
+	res, _, err := runChildJSON[ChildResult](ctx, childRun{args: []string{self}, env: childEnv(
+		ChildSideEnv, string(side),
+		ChildKubeconfigEnv, kubeconfig,
+		ChildPodsEnv, strconv.Itoa(pods),
+		ChildCheckpointDirEnv, dir,
+		ChildStartEnv, strconv.FormatInt(time.Now().UnixNano(), 10))})
+	return res, float64(res.PeakRSSKB) / 1024, err
 }
 
 // isWarmSide reports the sides warmChild runs.

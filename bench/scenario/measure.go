@@ -45,6 +45,13 @@ type Report struct {
 	OursCPU     Summary `json:"ours_cpu_seconds"`
 	ClientGoCPU Summary `json:"clientgo_cpu_seconds"`
 	CPURatio    float64 `json:"cpu_ratio"`
+	// Detail holds further figures behind a line, by name, for example
+	// the steady and peak memory behind a relist-peak ratio.
+	Detail map[string]Summary `json:"detail,omitempty"`
+	// Note says what ours= and clientgo= are when they are not kinformer
+	// and client-go, or how Ratio is computed when it is not
+	// Ours.Median / ClientGo.Median.
+	Note string `json:"note,omitempty"`
 }
 
 // Measure runs s count times per side, alternating which side goes first so

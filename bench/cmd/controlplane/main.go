@@ -19,6 +19,10 @@
 // -warm-restart runs the warm-restart scenario instead (a restart from a
 // fresh checkpoint, and from one older than etcd's compaction, against a
 // cold start; see scenario.RunWarmRestart) on a control plane of its own.
+//
+// -memory runs the memory scenarios of issue 13 instead (the floor,
+// heap per pod, CPU of a projected sync, the peak of a forced relist; see
+// scenario.RunMemory), on control planes of their own.
 package main
 
 import (
@@ -26,9 +30,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/kinformer/kinformer/bench/scenario"
@@ -72,50 +79,60 @@ func run(ctx context.Context) error {
 		shardRun   = flag.Bool("shard", false, "run the sharding scenarios shard-rss and shard-converge instead (-count defaults to 3 then)")
 		shardNoSrv = flag.Bool("shard-client-side", false, "with -shard: the feature gate off, sources filter on the client side")
 		warm       = flag.Bool("warm-restart", false, "run the warm-restart scenario instead (checkpoints: fresh and expired against cold)")
+		memory     = flag.Bool("memory", false, "run the memory scenarios instead: sync-floor, sync-vs-floor, heap-per-pod, sync-cpu-projected, relist-peak")
+		memOnly    = flag.String("memory-only", "", "with -memory: run only the sync half (sync) or the relist half (relist)")
 	)
 	flag.Parse()
-	if *warm {
-		dest := "results/controlplane-warm.json"
+	// dest is -json when given, def otherwise.
+	dest := func(def string) string {
+		d := def
 		flag.Visit(func(f *flag.Flag) {
 			if f.Name == "json" {
-				dest = *out
+				d = *out
 			}
 		})
-		reports, err := scenario.RunWarmRestart(ctx, scenario.WarmRestartOptions{
-			Pods: *pods, Count: *count, Settle: *settle,
-			Progress: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) },
+		return d
+	}
+	say := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) }
+	if *memory {
+		if *memOnly != "" && *memOnly != "sync" && *memOnly != "relist" {
+			return fmt.Errorf("-memory-only %q: want sync or relist", *memOnly)
+		}
+		reports, err := scenario.RunMemory(ctx, scenario.MemoryOptions{
+			Pods: *pods, Count: *count, Settle: *settle, Kubeconfig: *kcfg,
+			SkipSync: *memOnly == "relist", SkipRelist: *memOnly == "sync", Progress: say,
 		})
 		if err != nil {
 			return err
 		}
 		printReports(reports)
-		if dest == "" {
-			return nil
+		return writeJSON(dest("results/controlplane-memory.json"), *pods, reports)
+	}
+	if *warm {
+		reports, err := scenario.RunWarmRestart(ctx, scenario.WarmRestartOptions{
+			Pods: *pods, Count: *count, Settle: *settle, Progress: say,
+		})
+		if err != nil {
+			return err
 		}
-		return writeJSON(dest, *pods, reports)
+		printReports(reports)
+		return writeJSON(dest("results/controlplane-warm.json"), *pods, reports)
 	}
 	if *shardRun {
-		n, dest := 0, "results/controlplane-shard.json"
+		n := 0
 		flag.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "count":
+			if f.Name == "count" {
 				n = *count
-			case "json":
-				dest = *out
 			}
 		})
 		reports, err := scenario.RunShard(ctx, scenario.ShardOptions{
-			Pods: *pods, Count: n, Kubeconfig: *kcfg, ClientSide: *shardNoSrv, Settle: *settle,
-			Progress: func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) },
+			Pods: *pods, Count: n, Kubeconfig: *kcfg, ClientSide: *shardNoSrv, Settle: *settle, Progress: say,
 		})
 		if err != nil {
 			return err
 		}
 		printReports(reports)
-		if dest == "" {
-			return nil
-		}
-		return writeJSON(dest, *pods, reports)
+		return writeJSON(dest("results/controlplane-shard.json"), *pods, reports)
 	}
 	reports, err := scenario.RunControlPlane(ctx, scenario.ControlPlaneOptions{
 		Pods:       *pods,
@@ -131,37 +148,55 @@ func run(ctx context.Context) error {
 			fmt.Fprintf(os.Stderr, "controlplane: kept running until interrupted; reuse it with -kubeconfig %s\n", kubeconfig)
 			<-ctx.Done()
 		},
-		Progress: func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...)
-		},
+		Progress: say,
 	})
 	if err != nil {
 		return err
 	}
 	printReports(reports)
-	if *out == "" {
-		return nil
-	}
 	return writeJSON(*out, *pods, reports)
 }
 
 func printReports(reports []scenario.Report) {
 	for _, r := range reports {
-		verdict := "met"
-		if !r.Met {
+		verdict, target := "met", r.Target
+		switch {
+		case target == "":
+			verdict, target = "(no target)", "none"
+		case !r.Met:
 			verdict = "MISSED"
 		}
-		fmt.Printf("%s ours=%.4g%s clientgo=%.4g%s ratio=%.2f target=%s %s\n",
-			r.Name, r.Ours.Median, r.Unit, r.ClientGo.Median, r.Unit, r.Ratio, r.Target, verdict)
-		fmt.Printf("  ours     min=%.4g median=%.4g max=%.4g %s (n=%d)\n", r.Ours.Min, r.Ours.Median, r.Ours.Max, r.Unit, len(r.Ours.Runs))
-		fmt.Printf("  clientgo min=%.4g median=%.4g max=%.4g %s (n=%d)\n", r.ClientGo.Min, r.ClientGo.Median, r.ClientGo.Max, r.Unit, len(r.ClientGo.Runs))
+		fmt.Printf("%s ours=%s%s clientgo=%s%s ratio=%.2f target=%s %s\n",
+			r.Name, num(r.Ours.Median), r.Unit, num(r.ClientGo.Median), r.Unit, r.Ratio, target, verdict)
+		if r.Note != "" {
+			fmt.Printf("  (%s)\n", r.Note)
+		}
+		fmt.Printf("  ours     min=%s median=%s max=%s %s (n=%d)\n", num(r.Ours.Min), num(r.Ours.Median), num(r.Ours.Max), r.Unit, len(r.Ours.Runs))
+		fmt.Printf("  clientgo min=%s median=%s max=%s %s (n=%d)\n", num(r.ClientGo.Min), num(r.ClientGo.Median), num(r.ClientGo.Max), r.Unit, len(r.ClientGo.Runs))
 		if r.CPURatio != 0 {
 			fmt.Printf("  cpu      ours=%.3gs clientgo=%.3gs ratio=%.2f (medians of CPU seconds per run)\n", r.OursCPU.Median, r.ClientGoCPU.Median, r.CPURatio)
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.Detail)) {
+			d := r.Detail[name]
+			fmt.Printf("  %-22s min=%s median=%s max=%s\n", name, num(d.Min), num(d.Median), num(d.Max))
 		}
 	}
 }
 
+// num formats a figure with four significant digits, or as an integer
+// from 10,000 on (never in exponent form).
+func num(v float64) string {
+	if v >= 1e4 || v <= -1e4 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// writeJSON writes the reports to out; nothing when out is empty.
 func writeJSON(out string, pods int, reports []scenario.Report) error {
+	if out == "" {
+		return nil
+	}
 	b, err := json.MarshalIndent(struct {
 		Time      time.Time         `json:"time"`
 		Pods      int               `json:"pods"`

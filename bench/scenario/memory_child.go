@@ -1,0 +1,349 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	cgcache "k8s.io/client-go/tools/cache"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/kube"
+)
+
+// The children of the memory scenarios (issue 13; see RunMemory). Each
+// syncs every pod of the server through one variant, measuring from just
+// before it builds its client until its handler has been handed every pod:
+// wall time, process CPU time, and the live heap (after a full GC) minus
+// the live heap before it started. With ChildRelistEnv set it then stays
+// for a forced relist (see relistChild).
+
+// Sides of the memory scenarios.
+const (
+	// MemFloor reads the pods the way kinformer's default lists them (a
+	// streaming list: a watch with sendInitialEvents, protobuf) up to the
+	// initial-events-end bookmark, and throws the bytes away.
+	MemFloor Side = "mem-floor"
+	// MemOurs is kinformer with default options: kube.NewFactory and
+	// kube.Informer[*corev1.Pod].
+	MemOurs Side = "mem-ours"
+	// MemOursNoMF is MemOurs with FactoryOptions.Transform
+	// kube.DropManagedFields.
+	MemOursNoMF Side = "mem-ours-nomf"
+	// MemClientGo is client-go's shared informer factory, its clientset
+	// speaking protobuf, as Kubernetes' own components do.
+	MemClientGo Side = "mem-clientgo"
+	// MemClientGoNoMF is MemClientGo with a transform
+	// (informers.WithTransform) that clears managedFields.
+	MemClientGoNoMF Side = "mem-clientgo-nomf"
+)
+
+// ChildRelistEnv=true makes a memory child stay after its sync for a
+// forced relist (see relistChild).
+const ChildRelistEnv = "KINFORMER_BENCH_CHILD_RELIST"
+
+// relistReady is the line a relist child prints once it has measured its
+// steady state; the parent then forces the relist.
+const relistReady = "steady"
+
+// relistTail is how long a relist child keeps sampling after its
+// informer's resource version moved (the relist has filled the store):
+// the queued replacements are still being applied then.
+const relistTail = 3 * time.Second
+
+// MemResult is what a memory child reports.
+type MemResult struct {
+	// Objects is how many pods were synced (the floor: objects read).
+	Objects int `json:"objects"`
+	// Bytes is what the floor read from the wire (0 for the others).
+	Bytes int64 `json:"bytes,omitempty"`
+	// Millis and CPUSeconds are the wall and process CPU time from just
+	// before the client was built until the handler saw every pod.
+	Millis     float64 `json:"millis"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// HeapBefore and HeapAfter are the live heap after a full GC before
+	// the client was built and after the sync (runtime/metrics
+	// /gc/heap/live:bytes).
+	HeapBefore uint64 `json:"heapBefore"`
+	HeapAfter  uint64 `json:"heapAfter"`
+	// PeakRSSKB is VmHWM when the sync is done.
+	PeakRSSKB int64 `json:"peakRSSKB,omitempty"`
+	// Digest is every pod's key and resource version, hashed.
+	Digest string `json:"digest"`
+	// Relist is set by a relist child.
+	Relist *RelistResult `json:"relist,omitempty"`
+}
+
+// HeapPerObject is the heap retained per synced object.
+func (r MemResult) HeapPerObject() float64 {
+	if r.Objects == 0 {
+		return 0
+	}
+	return (float64(r.HeapAfter) - float64(r.HeapBefore)) / float64(r.Objects)
+}
+
+// isMemorySide reports the sides memoryChild runs.
+func isMemorySide(s Side) bool {
+	switch s {
+	case MemFloor, MemOurs, MemOursNoMF, MemClientGo, MemClientGoNoMF:
+		return true
+	}
+	return false
+}
+
+// memoryChild is a memory child's whole job; its result goes to w as one
+// line of JSON, after any progress lines.
+func memoryChild(ctx context.Context, side Side, w io.Writer) error {
+	kubeconfig := os.Getenv(ChildKubeconfigEnv)
+	want, err := strconv.Atoi(os.Getenv(ChildPodsEnv))
+	if err != nil {
+		return fmt.Errorf("%s: %w", ChildPodsEnv, err)
+	}
+	cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: kubeconfig})
+	if err != nil {
+		return err
+	}
+	var res MemResult
+	res.HeapBefore = liveHeap()
+	cpu := CPUTimer()
+	start := time.Now()
+	if side == MemFloor {
+		n, bytes, err := readFloor(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		res.Millis, res.CPUSeconds = sinceMillis(start), cpu().Seconds()
+		res.Objects, res.Bytes = n, bytes
+		res.HeapAfter = liveHeap()
+		res.PeakRSSKB, _ = readStatusKB("/proc/self/status", "VmHWM")
+		return json.NewEncoder(w).Encode(res)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var seen atomic.Int64
+	all := make(chan struct{})
+	added := func() {
+		if seen.Add(1) == int64(want) {
+			close(all)
+		}
+	}
+	inf, err := startMemInformer(ctx, side, cfg, added)
+	if err != nil {
+		return err
+	}
+	defer inf.stop()
+	select {
+	case <-all:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(10 * time.Minute):
+		return fmt.Errorf("handler saw %d of %d pods after 10 minutes", seen.Load(), want)
+	}
+	res.Millis, res.CPUSeconds = sinceMillis(start), cpu().Seconds()
+	res.HeapAfter = liveHeap()
+	res.PeakRSSKB, _ = readStatusKB("/proc/self/status", "VmHWM")
+	keys := inf.keys()
+	res.Objects, res.Digest = len(keys), keysDigest(keys)
+	if os.Getenv(ChildRelistEnv) == "true" {
+		if res.Relist, err = relistChild(ctx, inf, w); err != nil {
+			return err
+		}
+	}
+	runtime.KeepAlive(inf)
+	return json.NewEncoder(w).Encode(res)
+}
+
+// memInformer is a running informer of one memory side.
+type memInformer struct {
+	// keys lists the cache: namespace/name@resourceVersion per object.
+	keys func() []string
+	// lastRV is the version the informer's store reflects.
+	lastRV func() string
+	// stop stops the informer and waits for it.
+	stop func()
+}
+
+// startMemInformer builds side's informer of every pod with a handler that
+// calls added on each add, and starts it.
+func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added func()) (memInformer, error) {
+	switch side {
+	case MemOurs, MemOursNoMF:
+		var opts kube.FactoryOptions
+		if side == MemOursNoMF {
+			opts.Transform = kube.DropManagedFields
+		}
+		f, err := kube.NewFactory(cfg, opts)
+		if err != nil {
+			return memInformer{}, err
+		}
+		// The namespace index client-go's factory informers have.
+		inf, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{
+			Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
+		})
+		if err != nil {
+			return memInformer{}, err
+		}
+		return startOurs(ctx, f, inf, added)
+	case MemClientGo, MemClientGoNoMF:
+		c := *cfg
+		c.ContentType = "application/vnd.kubernetes.protobuf"
+		cs, err := kubernetes.NewForConfig(&c)
+		if err != nil {
+			return memInformer{}, err
+		}
+		var opts []informers.SharedInformerOption
+		if side == MemClientGoNoMF {
+			opts = append(opts, informers.WithTransform(func(obj any) (any, error) {
+				if m, ok := obj.(metav1.Object); ok {
+					m.SetManagedFields(nil)
+				}
+				return obj, nil
+			}))
+		}
+		f := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
+		inf := f.Core().V1().Pods().Informer()
+		if _, err := inf.AddEventHandler(cgcache.ResourceEventHandlerFuncs{AddFunc: func(any) { added() }}); err != nil {
+			return memInformer{}, err
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		f.Start(ctx.Done())
+		return memInformer{
+			keys: func() []string {
+				var keys []string
+				for _, o := range inf.GetIndexer().List() {
+					keys = append(keys, objectKey(o.(*corev1.Pod)))
+				}
+				return keys
+			},
+			lastRV: inf.LastSyncResourceVersion,
+			stop:   func() { cancel(); f.Shutdown() }, // Shutdown waits for the informers, which stop with ctx
+		}, nil
+	}
+	return memInformer{}, fmt.Errorf("unknown memory side %q", side)
+}
+
+// startOurs adds the counting handler to a factory's informer, starts the
+// factory and returns the informer's memInformer.
+func startOurs[T cache.Object](ctx context.Context, f *kube.Factory, inf *informer.Shared[T], added func()) (memInformer, error) {
+	if _, err := inf.AddHandler(informer.HandlerFuncs[T]{AddFunc: func(T, bool) { added() }}, informer.HandlerOptions{}); err != nil {
+		f.Shutdown()
+		return memInformer{}, err
+	}
+	f.Start(ctx)
+	return memInformer{
+		keys: func() []string {
+			objs := inf.Cache().List()
+			keys := make([]string, len(objs))
+			for i, o := range objs {
+				keys[i] = objectKey(o)
+			}
+			return keys
+		},
+		lastRV: inf.LastSyncResourceVersion,
+		stop:   f.Shutdown,
+	}, nil
+}
+
+// objectKey is an object's namespace/name@resourceVersion.
+func objectKey(o cache.Object) string {
+	return o.GetNamespace() + "/" + o.GetName() + "@" + o.GetResourceVersion()
+}
+
+// liveHeap runs a full garbage collection and returns the heap it found
+// live.
+func liveHeap() uint64 {
+	runtime.GC()
+	return readHeapLive()
+}
+
+func sinceMillis(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }
+
+// RelistResult is what a relist child measured.
+type RelistResult struct {
+	// Millis is the time from the parent's go-ahead until the informer's
+	// resource version moved: the apiserver's restart, the 410, the list.
+	Millis float64 `json:"millis"`
+	// SteadyHeap is the live heap after a full GC before the relist;
+	// PeakHeap the most the garbage collector found live during it
+	// (/gc/heap/live:bytes, sampled every few milliseconds: it changes at
+	// the end of each GC cycle).
+	SteadyHeap uint64 `json:"steadyHeap"`
+	PeakHeap   uint64 `json:"peakHeap"`
+	// SteadyRSSKB is VmRSS before the relist, after the runtime returned
+	// its free memory to the OS; PeakRSSKB the most it reached during it.
+	SteadyRSSKB int64 `json:"steadyRSSKB"`
+	PeakRSSKB   int64 `json:"peakRSSKB"`
+	// RSSMethod says how PeakRSSKB was read: "clear_refs" (VmHWM reset
+	// by writing 5 to /proc/self/clear_refs, read after the relist, also
+	// taking the sampled maximum) or "sampled" (VmRSS every few ms).
+	RSSMethod string `json:"rssMethod"`
+	// Objects is the cache's size after the relist.
+	Objects int `json:"objects"`
+}
+
+// relistChild measures the steady state of a synced informer, prints
+// relistReady, and samples heap and RSS until the parent has forced a
+// relist (its resource version moved) and relistTail has passed.
+func relistChild(ctx context.Context, inf memInformer, w io.Writer) (*RelistResult, error) {
+	var res RelistResult
+	runtime.GC()
+	debug.FreeOSMemory()
+	res.SteadyHeap = readHeapLive()
+	res.SteadyRSSKB, _ = readStatusKB("/proc/self/status", "VmRSS")
+	res.RSSMethod = "sampled"
+	if resetPeakRSS() == nil {
+		res.RSSMethod = "clear_refs"
+	}
+	steadyRV := inf.lastRV()
+	s := startSampler(5 * time.Millisecond)
+	if _, err := fmt.Fprintln(w, relistReady); err != nil {
+		s.stop()
+		return nil, err
+	}
+	start := time.Now()
+	deadline := time.After(10 * time.Minute)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for inf.lastRV() == steadyRV {
+		select {
+		case <-ctx.Done():
+			s.stop()
+			return nil, ctx.Err()
+		case <-deadline:
+			s.stop()
+			return nil, errors.New("no relist within 10 minutes of the go-ahead")
+		case <-tick.C:
+		}
+	}
+	res.Millis = sinceMillis(start)
+	select {
+	case <-time.After(relistTail):
+	case <-ctx.Done():
+		s.stop()
+		return nil, ctx.Err()
+	}
+	peak := s.stop()
+	res.PeakHeap, res.PeakRSSKB = peak.heapLive, peak.rssKB
+	if res.RSSMethod == "clear_refs" {
+		if hwm, ok := readStatusKB("/proc/self/status", "VmHWM"); ok {
+			res.PeakRSSKB = max(res.PeakRSSKB, hwm)
+		}
+	}
+	res.Objects = len(inf.keys())
+	return &res, nil
+}

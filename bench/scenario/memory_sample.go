@@ -1,0 +1,116 @@
+package scenario
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// heapLiveMetric is the heap the last garbage collection found live: it
+// moves only at the end of a GC cycle, so it does not count the garbage
+// that accumulates between cycles (that is, GOGC's headroom).
+const heapLiveMetric = "/gc/heap/live:bytes"
+
+// readHeapLive returns heapLiveMetric now.
+func readHeapLive() uint64 {
+	s := []metrics.Sample{{Name: heapLiveMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// readStatusKB reads a field given in kB (VmHWM, VmRSS) from a
+// /proc/PID/status file.
+func readStatusKB(path, field string) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	return parseStatusKB(string(b), field)
+}
+
+// parseStatusKB finds "field:   N kB" in the text of a /proc status file.
+func parseStatusKB(status, field string) (int64, bool) {
+	for line := range strings.SplitSeq(status, "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb, err == nil
+		}
+	}
+	return 0, false
+}
+
+// readVmHWM reads the peak resident set size, in KB, from a
+// /proc/PID/status file.
+func readVmHWM(path string) (int64, bool) { return readStatusKB(path, "VmHWM") }
+
+// resetPeakRSS sets this process's VmHWM to its current RSS (Linux 4.0
+// and later: writing 5 to /proc/self/clear_refs), so that VmHWM read later
+// is the peak since now.
+func resetPeakRSS() error {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// peaks are the highest values a sampler saw.
+type peaks struct {
+	heapLive uint64 // heapLiveMetric
+	rssKB    int64  // VmRSS
+}
+
+// sampler reads heapLiveMetric and VmRSS every period on a goroutine of
+// its own, keeping the highest; stop ends it.
+type sampler struct {
+	quit chan struct{} // closed by stop
+	done chan peaks    // receives the result once, when the goroutine ends
+}
+
+func startSampler(period time.Duration) *sampler {
+	s := &sampler{quit: make(chan struct{}), done: make(chan peaks, 1)}
+	go func() { // Exits when stop closes quit.
+		var p peaks
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			p.heapLive = max(p.heapLive, readHeapLive())
+			if kb, ok := readStatusKB("/proc/self/status", "VmRSS"); ok {
+				p.rssKB = max(p.rssKB, kb)
+			}
+			select {
+			case <-s.quit:
+				s.done <- p
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends the sampling and returns what it saw. Call it once.
+func (s *sampler) stop() peaks {
+	close(s.quit)
+	return <-s.done
+}
+
+// keysDigest summarizes a cache listed as namespace/name@resourceVersion
+// keys (see objectKey): their count and a hash of them sorted. Caches of
+// different types (full objects, views) that hold the same versions of
+// the same objects have the same digest.
+func keysDigest(keys []string) string {
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	h := sha256.New()
+	for _, k := range sorted {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("%d objects, %s", len(sorted), hex.EncodeToString(h.Sum(nil))[:16])
+}

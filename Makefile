@@ -7,7 +7,7 @@ MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod integrations/*/go.
 MODULES   := $(patsubst go.mod,.,$(MODULES))
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane bench-controllerruntime help
+.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane bench-controllerruntime bench-memory bench-scale help
 
 all: test
 
@@ -17,6 +17,8 @@ help:
 	@echo "make bench  - kinformer vs client-go, side by side (in-memory scenarios)"
 	@echo "make bench-controlplane - scenario 7: 20,000 pods synced from the local control plane"
 	@echo "make bench-controllerruntime - one controller-runtime controller, its default cache vs kinformer's, 20,000 pods"
+	@echo "make bench-memory - issue 13 at 20,000 pods: the sync floor, heap per pod, projected sync CPU, relist peak"
+	@echo "make bench-scale  - issue 13's memory figures at 10,000, 50,000 and 100,000 pods (under 25 minutes)"
 
 test: fmt-check vet unit
 
@@ -71,3 +73,13 @@ bench-controlplane: controlplane
 # (integrations/controllerruntime), 20,000 pods on the local control plane, separate processes.
 bench-controllerruntime: controlplane
 	@cd integrations/controllerruntime && $(GO) run ./cmd/crbench -pods 20000 -count 5
+
+# Issue 13's memory scenarios at 20,000 pods: the floor of a sync, heap per pod of each
+# variant, CPU of a projected sync, and the peak of a forced relist (bench/README.md).
+bench-memory: controlplane
+	@cd bench && $(GO) run ./cmd/controlplane -memory -pods 20000 -count 5 -json results/controlplane-memory.json
+
+# The same memory figures at 10,000, 50,000 and 100,000 pods, on one control plane seeded
+# straight into etcd (testenv's StoreObjects); about 8 minutes on the 2-core VM.
+bench-scale: controlplane
+	@cd bench && $(GO) run ./cmd/controlplane -scale -count 3 -json results/controlplane-scale.json

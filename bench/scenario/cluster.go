@@ -3,7 +3,9 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -107,4 +109,97 @@ func (c *cluster) podJSONSize(ctx context.Context) (full, withoutMF int, err err
 	pod.ManagedFields = nil
 	stripped, err := json.Marshal(&pod)
 	return len(raw), len(stripped), err
+}
+
+// sidecarTemplates is how many sidecarPod pods seedStored creates through
+// the API: one per app (newPod's i%97), which fixes the container names
+// and so the shape of the managedFields.
+const sidecarTemplates = 97
+
+// seedStored makes the cluster, a control plane openCluster started, hold
+// sidecarPod pods 0..n-1: the first sidecarTemplates through the API, the
+// rest written straight into etcd (testenv.Env.StoreObjects), each a copy
+// of the API-created pod of its app with pod i's identity, node, images
+// and status, and managedFields naming pod i's addresses. It returns how
+// many pods the cluster holds.
+func (c *cluster) seedStored(ctx context.Context, n int, say sayFunc) (int, error) {
+	say = say.orNothing()
+	have, err := c.podCount(ctx)
+	if err != nil || have >= n {
+		return have, err
+	}
+	if err := createPods(ctx, c.cs, min(n, sidecarTemplates), sidecarPod); err != nil {
+		return 0, err
+	}
+	templates := make([]*corev1.Pod, sidecarTemplates)
+	for i := range min(n, sidecarTemplates) {
+		want := sidecarPod(i, 0)
+		if templates[i], err = c.cs.CoreV1().Pods(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{}); err != nil {
+			return 0, err
+		}
+	}
+	from := max(have, sidecarTemplates)
+	if from < n {
+		say("writing pods %d to %d into etcd", from, n-1)
+		start := time.Now()
+		err := c.env.StoreObjects(ctx, "pods", n-from, func(j int) testenv.StoredObject {
+			i := from + j
+			return storedSidecarPod(templates[i%sidecarTemplates], i)
+		}, testenv.BulkOptions{})
+		if err != nil {
+			return 0, err
+		}
+		took := time.Since(start)
+		say("wrote %d pods in %v (%.0f pods/s)", n-from, took.Round(time.Millisecond), float64(n-from)/took.Seconds())
+	}
+	// The apiserver's watch cache takes a moment to catch up with etcd.
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		have, err := c.podCount(ctx)
+		if err != nil || have >= n {
+			return have, err
+		}
+		if time.Now().After(deadline) {
+			return have, fmt.Errorf("the apiserver serves %d pods 5 minutes after %d were written", have, n)
+		}
+		if err := settle(ctx, 200*time.Millisecond); err != nil {
+			return have, err
+		}
+	}
+}
+
+// seedSidecar makes the cluster hold n sidecarPod pods: written into etcd
+// (seedStored) on a control plane of its own, created through the API on
+// a kubeconfig's cluster.
+func (c *cluster) seedSidecar(ctx context.Context, n int, say sayFunc) (int, error) {
+	if c.env != nil {
+		return c.seedStored(ctx, n, say)
+	}
+	return c.seed(ctx, n, sidecarPod, say)
+}
+
+// storedSidecarPod is sidecarPod i as the apiserver would have stored it,
+// made from t, the API-created pod of the same app.
+func storedSidecarPod(t *corev1.Pod, i int) *corev1.Pod {
+	want := sidecarPod(i, 0)
+	p := t.DeepCopy()
+	p.ResourceVersion = ""
+	p.Name, p.Namespace, p.GenerateName, p.UID = want.Name, want.Namespace, want.GenerateName, want.UID
+	p.Labels, p.Annotations = want.Labels, want.Annotations
+	p.OwnerReferences[0].Name = want.OwnerReferences[0].Name
+	p.Spec.NodeName = want.Spec.NodeName
+	for k := range p.Spec.Containers {
+		p.Spec.Containers[k].Image = want.Spec.Containers[k].Image
+	}
+	p.Status = want.Status
+	p.Status.HostIPs = []corev1.HostIP{{IP: want.Status.HostIP}}
+	ips := strings.NewReplacer(
+		`\"`+t.Status.PodIP+`\"`, `\"`+want.Status.PodIP+`\"`,
+		`\"`+t.Status.HostIP+`\"`, `\"`+want.Status.HostIP+`\"`)
+	for k := range p.ManagedFields {
+		if f := p.ManagedFields[k].FieldsV1; f != nil {
+			f.Raw = []byte(ips.Replace(string(f.Raw)))
+		}
+	}
+	return p
 }

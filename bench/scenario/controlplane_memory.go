@@ -158,7 +158,7 @@ func runMemChild(ctx context.Context, self string, side Side, cl *cluster, want 
 // memorySync measures sync-floor, sync-vs-floor, heap-per-pod-* and
 // sync-cpu-projected on cl.
 func memorySync(ctx context.Context, opts MemoryOptions, self string, cl *cluster, say sayFunc) ([]Report, error) {
-	have, err := cl.seed(ctx, opts.Pods, sidecarPod, say)
+	have, err := cl.seedSidecar(ctx, opts.Pods, say)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ func memoryRelist(ctx context.Context, opts MemoryOptions, self string, say sayF
 		return nil, err
 	}
 	defer cl.stop()
-	have, err := cl.seed(ctx, opts.Pods, sidecarPod, say)
+	have, err := cl.seedSidecar(ctx, opts.Pods, say)
 	if err != nil {
 		return nil, err
 	}

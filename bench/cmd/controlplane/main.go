@@ -22,7 +22,9 @@
 //
 // -memory runs the memory scenarios of issue 13 instead (the floor,
 // heap per pod, CPU of a projected sync, the peak of a forced relist; see
-// scenario.RunMemory), on control planes of their own.
+// scenario.RunMemory), on control planes of their own. -scale measures the
+// memory figures at 10,000, 50,000 and 100,000 pods (-scale-sizes; see
+// scenario.RunScale), which make bench-scale runs.
 package main
 
 import (
@@ -36,6 +38,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kinformer/kinformer/bench/scenario"
@@ -81,6 +84,8 @@ func run(ctx context.Context) error {
 		warm       = flag.Bool("warm-restart", false, "run the warm-restart scenario instead (checkpoints: fresh and expired against cold)")
 		memory     = flag.Bool("memory", false, "run the memory scenarios instead: sync-floor, sync-vs-floor, heap-per-pod, sync-cpu-projected, relist-peak")
 		memOnly    = flag.String("memory-only", "", "with -memory: run only the sync half (sync) or the relist half (relist)")
+		scale      = flag.Bool("scale", false, "run the memory figures at several sizes instead (-scale-sizes; -count defaults to 3 then)")
+		scaleSizes = flag.String("scale-sizes", "10000,50000,100000", "with -scale: the pod counts, comma-separated")
 	)
 	flag.Parse()
 	// dest is -json when given, def otherwise.
@@ -94,6 +99,30 @@ func run(ctx context.Context) error {
 		return d
 	}
 	say := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) }
+	if *scale {
+		var sizes []int
+		for f := range strings.SplitSeq(*scaleSizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				return fmt.Errorf("-scale-sizes %q: want positive pod counts", *scaleSizes)
+			}
+			sizes = append(sizes, n)
+		}
+		n := 0
+		flag.Visit(func(f *flag.Flag) {
+			if f.Name == "count" {
+				n = *count
+			}
+		})
+		start := time.Now()
+		reports, err := scenario.RunScale(ctx, scenario.ScaleOptions{Sizes: sizes, Count: n, Settle: *settle, Progress: say})
+		if err != nil {
+			return err
+		}
+		printReports(reports)
+		say("-scale took %v", time.Since(start).Round(time.Second))
+		return writeJSON(dest("results/controlplane-scale.json"), slices.Max(sizes), reports)
+	}
 	if *memory {
 		if *memOnly != "" && *memOnly != "sync" && *memOnly != "relist" {
 			return fmt.Errorf("-memory-only %q: want sync or relist", *memOnly)

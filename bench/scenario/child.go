@@ -82,6 +82,16 @@ func runChildJSON[R any](ctx context.Context, r childRun) (R, *os.ProcessState, 
 	return res, cmd.ProcessState, nil
 }
 
+// childCommand is the command line of child processes: cmd, or this
+// executable when cmd is empty.
+func childCommand(cmd []string) ([]string, error) {
+	if len(cmd) > 0 {
+		return cmd, nil
+	}
+	self, err := os.Executable()
+	return []string{self}, err
+}
+
 // childEnv returns the environment entries NAME=value of pairs (name,
 // value, name, value, ...).
 func childEnv(pairs ...string) []string {

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -49,6 +48,9 @@ type MemoryOptions struct {
 	Kubeconfig string
 	// SkipSync and SkipRelist leave out one half.
 	SkipSync, SkipRelist bool
+	// Child is the command line of the child processes; empty means this
+	// executable (a test passes its binary and a -test.run flag).
+	Child []string
 	// Progress, when set, receives progress lines.
 	Progress func(format string, args ...any)
 }
@@ -62,7 +64,7 @@ func memSyncSides() []Side {
 func RunMemory(ctx context.Context, opts MemoryOptions) ([]Report, error) {
 	defaults(&opts.Pods, &opts.Count, 5, &opts.Settle)
 	say := sayFunc(opts.Progress).orNothing()
-	self, err := os.Executable()
+	self, err := childCommand(opts.Child)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +106,7 @@ func (m memoryRuns) values(side Side, f func(MemResult) float64) []float64 {
 // runMemSides runs every side of sides count times, alternating the
 // order, in child processes against cl holding want pods, and checks that
 // every side cached the same pods (the floor: read as many).
-func runMemSides(ctx context.Context, self string, cl *cluster, sides []Side, want, count int, pause time.Duration, label string, say sayFunc) (memoryRuns, error) {
+func runMemSides(ctx context.Context, self []string, cl *cluster, sides []Side, want, count int, pause time.Duration, label string, say sayFunc) (memoryRuns, error) {
 	runs := memoryRuns{}
 	var digest string
 	for i := range count {
@@ -147,8 +149,8 @@ func checkMemResult(side Side, res MemResult, want int, digest *string) error {
 
 // runMemChild runs one memory child against cl, with env added to its
 // environment; onLine receives its progress lines.
-func runMemChild(ctx context.Context, self string, side Side, cl *cluster, want int, env []string, onLine func(string) error) (MemResult, error) {
-	res, _, err := runChildJSON[MemResult](ctx, childRun{args: []string{self}, onLine: onLine, env: append(childEnv(
+func runMemChild(ctx context.Context, self []string, side Side, cl *cluster, want int, env []string, onLine func(string) error) (MemResult, error) {
+	res, _, err := runChildJSON[MemResult](ctx, childRun{args: self, onLine: onLine, env: append(childEnv(
 		ChildSideEnv, string(side),
 		ChildKubeconfigEnv, cl.kubeconfig,
 		ChildPodsEnv, strconv.Itoa(want)), env...)})
@@ -157,7 +159,7 @@ func runMemChild(ctx context.Context, self string, side Side, cl *cluster, want 
 
 // memorySync measures sync-floor, sync-vs-floor, heap-per-pod-* and
 // sync-cpu-projected on cl.
-func memorySync(ctx context.Context, opts MemoryOptions, self string, cl *cluster, say sayFunc) ([]Report, error) {
+func memorySync(ctx context.Context, opts MemoryOptions, self []string, cl *cluster, say sayFunc) ([]Report, error) {
 	have, err := cl.seedSidecar(ctx, opts.Pods, say)
 	if err != nil {
 		return nil, err
@@ -226,7 +228,7 @@ const relistTarget = 1.25
 
 // memoryRelist measures relist-peak-heap and relist-peak-rss on a control
 // plane of its own, with the watch cache off.
-func memoryRelist(ctx context.Context, opts MemoryOptions, self string, say sayFunc) ([]Report, error) {
+func memoryRelist(ctx context.Context, opts MemoryOptions, self []string, say sayFunc) ([]Report, error) {
 	cl, err := openCluster(ctx, "", testenv.Options{DisableWatchCache: true}, say)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -50,7 +49,7 @@ func RunScale(ctx context.Context, opts ScaleOptions) ([]Report, error) {
 	pods := sizes[len(sizes)-1]
 	defaults(&pods, &opts.Count, 3, &opts.Settle)
 	say := sayFunc(opts.Progress).orNothing()
-	self, err := os.Executable()
+	self, err := childCommand(nil)
 	if err != nil {
 		return nil, err
 	}

@@ -265,8 +265,8 @@ func memoryRelist(ctx context.Context, opts MemoryOptions, self []string, say sa
 				return nil, fmt.Errorf("relist-peak (%s, run %d): %w", side, i+1, err)
 			}
 			rl := res.Relist
-			say("relist run %d %-12s relist %6.0f ms  live heap %6.1f -> %6.1f MB (%.2fx)  RSS %6.1f -> %6.1f MB (%.2fx, %s)",
-				i+1, side, rl.Millis, mb(rl.SteadyHeap), mb(rl.PeakHeap), rl.heapRatio(),
+			say("relist run %d %-12s relist %6.0f ms %-9s  live heap %6.1f -> %6.1f MB (%.2fx)  RSS %6.1f -> %6.1f MB (%.2fx, %s)",
+				i+1, side, rl.Millis, rl.Mode, mb(rl.SteadyHeap), mb(rl.PeakHeap), rl.heapRatio(),
 				float64(rl.SteadyRSSKB)/1024, float64(rl.PeakRSSKB)/1024, rl.rssRatio(), rl.RSSMethod)
 			runs[side] = append(runs[side], res)
 		}

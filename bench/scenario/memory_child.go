@@ -174,6 +174,8 @@ type memInformer struct {
 	keys func() []string
 	// lastRV is the version the informer's store reflects.
 	lastRV func() string
+	// listMode, when set, says how the last list filled the store.
+	listMode func() string
 	// stop stops the informer and waits for it.
 	stop func()
 }
@@ -254,8 +256,9 @@ func startOurs[T cache.Object](ctx context.Context, f *kube.Factory, inf *inform
 			}
 			return keys
 		},
-		lastRV: inf.LastSyncResourceVersion,
-		stop:   f.Shutdown,
+		lastRV:   inf.LastSyncResourceVersion,
+		listMode: func() string { return string(inf.Progress().Mode) },
+		stop:     f.Shutdown,
 	}, nil
 }
 
@@ -294,6 +297,9 @@ type RelistResult struct {
 	RSSMethod string `json:"rssMethod"`
 	// Objects is the cache's size after the relist.
 	Objects int `json:"objects"`
+	// Mode is how kinformer's relist filled the store (streaming or
+	// paged); empty for client-go.
+	Mode string `json:"mode,omitempty"`
 }
 
 // relistChild measures the steady state of a synced informer, prints
@@ -345,5 +351,8 @@ func relistChild(ctx context.Context, inf memInformer, w io.Writer) (*RelistResu
 		}
 	}
 	res.Objects = len(inf.keys())
+	if inf.listMode != nil {
+		res.Mode = inf.listMode()
+	}
 	return &res, nil
 }

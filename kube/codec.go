@@ -40,6 +40,11 @@ type codec[T cache.Object] struct {
 	protoObject func(raw []byte) (T, error)
 	// jsonObject decodes one JSON object and checks its type.
 	jsonObject func(data []byte) (T, error)
+	// bookmarkEnd, when set, tells whether a bookmark's object (protobuf
+	// without envelope, or JSON) carries the initial-events-end
+	// annotation, for T that do not keep annotations (views); nil: T's
+	// GetAnnotations says.
+	bookmarkEnd func(raw []byte, proto bool) bool
 }
 
 // protoMessage is implemented by every generated Kubernetes API type.

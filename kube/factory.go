@@ -51,7 +51,9 @@ type FactoryOptions struct {
 	// Metrics, when set, receives every informer's measurements.
 	Metrics metrics.Provider
 	// MutationDetector turns the cache mutation detector on for every
-	// informer (see informer.Options.MutationDetector).
+	// informer (see informer.Options.MutationDetector) whose objects
+	// implement runtime.Object: a view (ViewInformer) that does not is
+	// not checked.
 	MutationDetector bool
 	// HTTPClient carries every request of every source (it must come from
 	// rest.HTTPClientFor of the same config). nil: NewFactory makes one.
@@ -105,6 +107,9 @@ const (
 	SourceTyped    SourceKind = "typed"    // Typed: a built-in Go type
 	SourceDynamic  SourceKind = "dynamic"  // Dynamic: *unstructured.Unstructured
 	SourceMetadata SourceKind = "metadata" // Metadata: *metav1.PartialObjectMetadata
+	SourceView     SourceKind = "view"     // View: a projected view of a built-in type
+	// SourceDynamicView: DynamicView, a projected view of any resource.
+	SourceDynamicView SourceKind = "dynamic-view"
 )
 
 // Key identifies one informer of a Factory: how its objects are served,
@@ -115,10 +120,17 @@ type Key struct {
 	Source   SourceKind
 	Resource Resource
 	Selection
+	// View is the view type of a View or DynamicView informer (its
+	// package path and name), "" for the others: two views of one
+	// resource are two informers.
+	View string
 }
 
 func (k Key) String() string {
 	s := fmt.Sprintf("%s %s", k.Source, k.Resource.GVR.String())
+	if k.View != "" {
+		s += " " + k.View
+	}
 	if sel := k.Selection.String(); sel != "" {
 		s += " " + sel
 	}
@@ -291,6 +303,14 @@ func metadataSource(f *Factory, res Resource) sourceFunc[*metav1.PartialObjectMe
 // between.
 func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts InformerOptions[T],
 	newSource sourceFunc[T], hold func(Key, *entry)) (*informer.Shared[T], Key, error) {
+	return informerForKey(f, Key{Source: kind, Resource: res}, opts, newSource, hold)
+}
+
+// informerForKey is informerFor with the key's source kind, resource and
+// view given in id (its Selection comes from opts and the factory).
+func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
+	newSource sourceFunc[T], hold func(Key, *entry)) (*informer.Shared[T], Key, error) {
+	res := id.Resource
 	sel := opts.Selection
 	if sel.Namespace == "" {
 		sel.Namespace = f.opts.Namespace
@@ -301,7 +321,7 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 	if sel.Shard.IsZero() {
 		sel.Shard = f.opts.Shard
 	}
-	key := Key{Source: kind, Resource: res, Selection: sel}
+	key := Key{Source: id.Source, Resource: res, Selection: sel, View: id.View}
 	if err := sel.Validate(); err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
@@ -359,7 +379,7 @@ func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts
 		ErrorHandler:     f.opts.ErrorHandler,
 		Clock:            f.opts.Clock,
 		Metrics:          f.opts.Metrics,
-		MutationDetector: f.opts.MutationDetector,
+		MutationDetector: f.opts.MutationDetector && isRuntimeObject[T](), // views may not be
 		ListWatch:        f.opts.ListWatch,
 	})
 	if err != nil {

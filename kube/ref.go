@@ -80,8 +80,14 @@ func AcquireMetadata(f *Factory, res Resource, opts InformerOptions[*metav1.Part
 
 func acquire[T cache.Object](f *Factory, kind SourceKind, res Resource, opts InformerOptions[T],
 	newSource sourceFunc[T]) (*Ref[T], error) {
+	return acquireKey(f, Key{Source: kind, Resource: res}, opts, newSource)
+}
+
+// acquireKey is acquire with the key's source kind, resource and view in
+// id (see informerForKey).
+func acquireKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T], newSource sourceFunc[T]) (*Ref[T], error) {
 	ref := &Ref[T]{f: f}
-	inf, _, err := informerFor(f, kind, res, opts, newSource, func(key Key, e *entry) {
+	inf, _, err := informerForKey(f, id, opts, newSource, func(key Key, e *entry) {
 		e.refs++
 		ref.key, ref.e = key, e
 		if f.runCtx != nil && !f.shutdown {

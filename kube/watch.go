@@ -186,7 +186,11 @@ func decodeProtoEvent[T cache.Object](c *codec[T], frame []byte) (listwatch.Even
 	if err != nil {
 		return ev, err
 	}
-	return finishEvent(ev, obj), nil
+	ev = finishEvent(ev, obj)
+	if ev.Type == listwatch.Bookmark && c.bookmarkEnd != nil {
+		ev.InitialEventsEnd = c.bookmarkEnd(env.raw, true)
+	}
+	return ev, nil
 }
 
 // jsonEvent is a metav1.WatchEvent as JSON, the object left undecoded.
@@ -235,7 +239,11 @@ func decodeJSONEvent[T cache.Object](c *codec[T], je *jsonEvent) (listwatch.Even
 	if err != nil {
 		return ev, err
 	}
-	return finishEvent(ev, obj), nil
+	ev = finishEvent(ev, obj)
+	if ev.Type == listwatch.Bookmark && c.bookmarkEnd != nil {
+		ev.InitialEventsEnd = c.bookmarkEnd(je.Object, false)
+	}
+	return ev, nil
 }
 
 // finishEvent fills the fields derived from the object.

@@ -102,7 +102,7 @@ func isMemorySide(s Side) bool {
 	case MemFloor, MemOurs, MemOursNoMF, MemClientGo, MemClientGoNoMF:
 		return true
 	}
-	return false
+	return isViewSide(s)
 }
 
 // memoryChild is a memory child's whole job; its result goes to w as one
@@ -235,6 +235,9 @@ func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added fu
 			lastRV: inf.LastSyncResourceVersion,
 			stop:   func() { cancel(); f.Shutdown() }, // Shutdown waits for the informers, which stop with ctx
 		}, nil
+	}
+	if isViewSide(side) {
+		return startView(ctx, cfg, added)
 	}
 	return memInformer{}, fmt.Errorf("unknown memory side %q", side)
 }

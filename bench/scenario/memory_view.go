@@ -1,8 +1,66 @@
 package scenario
 
-// viewSides are the projected-view sides of the memory scenarios; none
-// until kube has projected views.
-var viewSides []Side
+import (
+	"context"
 
-// viewReports are the lines of the projected view: none without one.
-func viewReports(memoryRuns) []Report { return nil }
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/kube"
+)
+
+// PodView is the projected pod of the memory scenarios: the fields issue
+// 13's example controller reads (name, namespace, uid, resource version,
+// labels and owner references through kube.ViewMeta; the node, container
+// names and images, the phase), decoded from the wire with nothing else.
+type PodView struct {
+	kube.ViewMeta
+	NodeName   string          `kube:"spec.nodeName"`
+	Containers []ContainerView `kube:"spec.containers"`
+	Phase      corev1.PodPhase `kube:"status.phase"`
+}
+
+// ContainerView is a container of PodView.
+type ContainerView struct {
+	Name  string `kube:"name"`
+	Image string `kube:"image"`
+}
+
+// MemOursView is kinformer's projected view: kube.ViewInformer[*PodView,
+// *corev1.Pod] of a factory with default options.
+const MemOursView Side = "mem-ours-view"
+
+// viewSides are the projected-view sides of the memory scenarios.
+var viewSides = []Side{MemOursView}
+
+func isViewSide(s Side) bool { return s == MemOursView }
+
+func startView(ctx context.Context, cfg *rest.Config, added func()) (memInformer, error) {
+	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
+	if err != nil {
+		return memInformer{}, err
+	}
+	inf, err := kube.ViewInformer[*PodView, *corev1.Pod](f, kube.InformerOptions[*PodView]{
+		Indexers: cache.Indexers[*PodView]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*PodView]},
+	})
+	if err != nil {
+		f.Shutdown()
+		return memInformer{}, err
+	}
+	return startOurs(ctx, f, inf, added)
+}
+
+// viewReports are the lines of the projected view: heap per pod against
+// client-go and client-go with its transform, and CPU per pod against
+// kinformer's full type.
+func viewReports(runs memoryRuns) []Report {
+	projected := runs.values(MemOursView, heapPerPod)
+	cpu := pairReport("sync-cpu-projected", "us/pod", 0.5, runs.values(MemOursView, cpuPerPod), runs.values(MemOurs, cpuPerPod))
+	cpu.Note = "ours= the projected view's sync CPU per pod, clientgo= kinformer's with the full type"
+	return []Report{
+		runs.withCPU(pairReport("heap-per-pod-projected", "B/pod", projectedTarget, projected, runs.values(MemClientGo, heapPerPod)), MemOursView, MemClientGo),
+		runs.withCPU(pairReport("heap-per-pod-projected-vs-transform", "B/pod", 0.3, projected, runs.values(MemClientGoNoMF, heapPerPod)), MemOursView, MemClientGoNoMF),
+		runs.withCPU(cpu, MemOursView, MemOurs),
+	}
+}

@@ -14,10 +14,12 @@ import (
 
 // Protobuf wire types.
 const (
-	wireVarint  = 0
-	wireFixed64 = 1
-	wireBytes   = 2
-	wireFixed32 = 5
+	wireVarint     = 0
+	wireFixed64    = 1
+	wireBytes      = 2
+	wireFixed32    = 5
+	wireStartGroup = 3
+	wireEndGroup   = 4
 )
 
 // DecodeProto decodes raw, the protobuf encoding of one full object (the
@@ -105,6 +107,24 @@ func next(b []byte) (field, []byte, error) {
 		}
 		f.val = b[n : n+int(size)]
 		return f, b[n+int(size):], nil
+	case wireStartGroup:
+		// A group (deprecated; no Kubernetes type has one) is skipped
+		// whole, as the generated Unmarshal skips it: its fields up to
+		// the next end-group key, nested groups included.
+		for {
+			if len(b) == 0 {
+				return f, nil, malformed("truncated protobuf group")
+			}
+			// Like the generated code, any end-group key ends the group
+			// (its number is not checked).
+			if key, n := uvarint(b); n > 0 && int(key&7) == wireEndGroup {
+				return f, b[n:], nil
+			}
+			var err error
+			if _, b, err = next(b); err != nil {
+				return f, nil, err
+			}
+		}
 	}
 	return f, nil, malformed("unsupported protobuf wire type %d", f.wt)
 }

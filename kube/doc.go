@@ -20,6 +20,15 @@
 // namespace and selectors — is a Selection, set once: in SourceOptions
 // for a source made by hand, in InformerOptions for a factory's informer.
 //
+// View (and ViewInformer, AcquireView, ViewLister in a factory) serves a
+// built-in resource as a projected view: a struct declaring only the
+// fields a controller reads, by path in the full type (`kube:"spec.nodeName"`),
+// decoded straight from the wire with every other field skipped. The view
+// is checked against the full type when it is built (ErrInvalidView). A
+// Selection's Shard restricts any source to ranges of the hash of
+// metadata.uid or the namespace (KEP-5866): sent to the server, applied by
+// the source when the server ignores it.
+//
 // LoadConfig finds a kubeconfig the usual way, and Resolve maps a user's
 // string ("po", "deploy", "foos.example.com") to a resource through discovery.
 //

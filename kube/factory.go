@@ -361,12 +361,12 @@ func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
-	// A checkpointed informer reuses its cached objects on a relist (see
-	// reuse.go); after checkpointFor, which decodes files plainly.
+	// An informer reuses its cached objects on a relist (see reuse.go);
+	// after checkpointFor, which decodes files plainly.
 	var lookup *cachedLookup[T]
-	if s, ok := src.(*source[T]); ok && opts.Checkpoint && s.codec.protoObject != nil {
+	if s, ok := src.(*source[T]); ok && s.codec.protoObject != nil {
 		lookup = &cachedLookup[T]{}
-		reuseCached(s.codec, lookup.at)
+		reuseCached(s.codec, lookup.empty, lookup.at)
 		transform = lookup.skipCached(transform)
 	}
 	inf, err := informer.NewShared(informer.Options[T]{

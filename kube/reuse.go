@@ -6,24 +6,33 @@ import (
 	"github.com/kinformer/kinformer/cache"
 )
 
-// Reusing cached objects on a relist. When an informer that started from a
-// checkpoint finds its version expired, it lists everything again, and
-// nearly every listed object is one it already holds at the same resource
-// version. Decoding those again costs the CPU of a cold start and, until
-// the relist is applied, a second copy of the cache. For such informers
-// the factory has the source read an object's namespace, name and
-// resource version off the wire (objectMetaOf: a walk of the protobuf
-// fields, no allocation but the three strings) and hand back the cached
-// object when it is at that version, decoding only the others. Objects at
-// one resource version are the same object, so nothing a caller can see
-// changes; the handed-back object is already transformed, so the
-// informer's Transform is skipped for it (skipCached). Measured by the
-// warm-restart scenario of bench/cmd/controlplane (its expired lines).
+// Reusing cached objects on a relist. When an informer relists (its
+// watch expired, the apiserver restarted, or it started from a checkpoint
+// whose version is gone), nearly every listed object is one it already
+// holds at the same resource version. Decoding those again costs the CPU
+// of a cold start and, until the relist is applied, a second copy of the
+// cache. So the factory has every informer's protobuf source read an
+// object's namespace, name and resource version off the wire (objectMetaOf:
+// a walk of the protobuf fields, no allocation but the three strings) and
+// hand back the cached object when it is at that version, decoding only
+// the others; while the cache is empty (the first list) it does not even
+// look. Objects at one resource version are the same object, so nothing a
+// caller can see changes; the handed-back object is already transformed,
+// so the informer's Transform is skipped for it (skipCached). Measured by
+// the relist-peak lines of bench/cmd/controlplane -memory and the
+// warm-restart scenario's expired lines.
 
 // cachedLookup finds an informer's cached objects, once the informer
 // exists (reader is set right after it is built, before it runs).
 type cachedLookup[T cache.Object] struct {
 	reader atomic.Pointer[cache.Reader[T]]
+}
+
+// empty reports whether there is no cached object to reuse (or no cache
+// yet): the decoder then does not read the metadata off the wire.
+func (l *cachedLookup[T]) empty() bool {
+	r := l.reader.Load()
+	return r == nil || r.Len() == 0
 }
 
 // at returns the cached object of namespace/name if it is at rv.
@@ -67,13 +76,17 @@ func (l *cachedLookup[T]) skipCached(transform func(T) (T, error)) func(T) (T, e
 
 // reuseCached makes c's protobuf decoder hand back the object lookup
 // finds at the resource version the bytes carry, instead of decoding
-// them. c must be a codec of one source only, changed before it is used.
-func reuseCached[T cache.Object](c *codec[T], lookup func(namespace, name, rv string) (T, bool)) {
+// them. c must be a codec of one source only, changed before it is used;
+// empty, when it reports true, skips the lookup altogether.
+func reuseCached[T cache.Object](c *codec[T], empty func() bool, lookup func(namespace, name, rv string) (T, bool)) {
 	decode := c.protoObject
 	if decode == nil {
 		return
 	}
 	c.protoObject = func(raw []byte) (T, error) {
+		if empty() {
+			return decode(raw)
+		}
 		if ns, name, rv, ok := objectMetaOf(raw); ok && rv != "" {
 			if obj, ok := lookup(ns, name, rv); ok {
 				return obj, nil

@@ -35,12 +35,16 @@ func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
 	}
 	c := src.(*source[*corev1.Pod]).codec
 	cached := pod("shop", "web-0", "42")
-	lookups := 0
-	reuseCached(c, func(ns, name, rv string) (*corev1.Pod, bool) {
+	lookups, empty := 0, true
+	reuseCached(c, func() bool { return empty }, func(ns, name, rv string) (*corev1.Pod, bool) {
 		lookups++
 		return cached, ns == "shop" && name == "web-0" && rv == "42"
 	})
 	same, _ := pod("shop", "web-0", "42").Marshal()
+	if got, err := c.protoObject(same); err != nil || got == cached || lookups != 0 {
+		t.Fatalf("with nothing cached: %p (%v) after %d lookups, want a fresh decode and none", got, err, lookups)
+	}
+	empty = false
 	newer, _ := pod("shop", "web-0", "43").Marshal()
 	if got, err := c.protoObject(same); err != nil || got != cached {
 		t.Fatalf("same version: %p (%v), want the cached %p", got, err, cached)
@@ -56,7 +60,7 @@ func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
 	l := &cachedLookup[*corev1.Pod]{}
 	calls := 0
 	tr := l.skipCached(func(p *corev1.Pod) (*corev1.Pod, error) { calls++; return p, nil })
-	if _, ok := l.at("shop", "web-0", "42"); ok {
+	if _, ok := l.at("shop", "web-0", "42"); ok || !l.empty() {
 		t.Fatal("lookup before the informer exists found something")
 	}
 	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{})
@@ -65,6 +69,9 @@ func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
 	}
 	r := idx.Reader()
 	l.reader.Store(&r)
+	if l.empty() {
+		t.Fatal("a cache of one object counts as empty")
+	}
 	if got, ok := l.at("shop", "web-0", "42"); !ok || got != cached {
 		t.Fatal("cached object at its version not found")
 	}

@@ -498,3 +498,32 @@ func TestConformanceIndexer(t *testing.T) {
 		}
 	})
 }
+
+// TestDifferenceDeleteAfterGap shows one known difference. A watch stream
+// with a gap (the fake's DropNextEvent: one event lost, the next delivered,
+// then 410) can deliver the delete of an object whose add was lost. client-go
+// queues the delete and notifies it to handlers that never saw the object;
+// kinformer finds no cached object and notifies nothing. The relist after the
+// 410 leaves both caches equal to the source. A real apiserver sends no such
+// gap, so this only shows under fault injection.
+func TestDifferenceDeleteAfterGap(t *testing.T) {
+	want := map[string][]string{
+		"client-go": {"delete x@3"},
+		"kinformer": nil,
+	}
+	conform(t, func(t *testing.T, e *env) {
+		e.build(0, nil)
+		rec := &recorder{}
+		e.addHandler(rec)
+		e.run()
+		e.settle()
+		e.src.DropNextEvent()
+		e.create("x") // lost
+		e.delete("x") // delivered, then 410
+		e.settle()
+		assertEvents(t, "after the gap", withoutResyncs(rec.take()), want[e.impl.name]...)
+		if got, want := cacheVersions(e.inf.GetStore().List()), e.sourceVersions(); !maps.Equal(got, want) {
+			t.Errorf("cache %v, source %v", got, want)
+		}
+	})
+}

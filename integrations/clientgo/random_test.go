@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -21,6 +22,11 @@ type mirror struct {
 	t     *testing.T
 	mu    sync.Mutex
 	state map[string]string // name -> resource version
+	// unseenDeletes allows the delete of an object never seen, which
+	// client-go notifies after a gap in the stream (see
+	// TestDifferenceDeleteAfterGap); unseen counts them.
+	unseenDeletes bool
+	unseen        int
 }
 
 func (m *mirror) OnAdd(obj any, _ bool) {
@@ -51,7 +57,10 @@ func (m *mirror) OnDelete(obj any) {
 	}
 	cm := obj.(*corev1.ConfigMap)
 	if _, ok := m.state[cm.Name]; !ok {
-		m.t.Errorf("delete of %s, never seen", cm.Name)
+		if !m.unseenDeletes {
+			m.t.Errorf("delete of %s, never seen", cm.Name)
+		}
+		m.unseen++
 	}
 	delete(m.state, cm.Name)
 }
@@ -75,18 +84,17 @@ func TestConformanceRandomChangesAndFaults(t *testing.T) {
 			e.create(fmt.Sprint("o", i))
 		}
 		e.build(0, nil)
-		m := &mirror{t: t, state: map[string]string{}}
+		m := &mirror{t: t, state: map[string]string{}, unseenDeletes: e.impl.name == "client-go"}
 		e.addHandler(m)
 		e.run()
 		e.settle()
 		next := 10
 		for b := range bursts {
 			for range perBurst {
-				names := e.sourceVersions()
-				var any string
-				for n := range names { // a random existing name, if any
-					any = n
-					break
+				names := slices.Sorted(maps.Keys(e.sourceVersions()))
+				var any string // a random existing name, if any
+				if len(names) > 0 {
+					any = names[rng.IntN(len(names))]
 				}
 				switch r := rng.IntN(10); {
 				case r < 3 || any == "":
@@ -121,6 +129,9 @@ func TestConformanceRandomChangesAndFaults(t *testing.T) {
 			if got := m.snapshot(); !maps.Equal(got, truth) {
 				t.Fatalf("burst %d: handler's view %v, source %v", b, got, truth)
 			}
+		}
+		if m.unseen > 0 {
+			t.Logf("%d deletes of objects never seen (a known client-go difference)", m.unseen)
 		}
 	})
 }

@@ -38,6 +38,11 @@ type codec[T cache.Object] struct {
 	// protoObject decodes an object's protobuf bytes, envelope removed;
 	// nil when the source never receives protobuf.
 	protoObject func(raw []byte) (T, error)
+	// protoChanged, when set, decodes the object of a watch event other
+	// than an add (modified, deleted, bookmark): protoObject without the
+	// reuse of cached objects, since such an object is at a version no
+	// cache holds yet.
+	protoChanged func(raw []byte) (T, error)
 	// jsonObject decodes one JSON object and checks its type.
 	jsonObject func(data []byte) (T, error)
 	// bookmarkEnd, when set, tells whether a bookmark's object (protobuf

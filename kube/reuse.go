@@ -13,8 +13,8 @@ import (
 // of a cold start and, until the relist is applied, a second copy of the
 // cache. So the factory has every informer's protobuf source read an
 // object's namespace, name and resource version off the wire (objectMetaOf:
-// a walk of the protobuf fields, no allocation but the three strings) and
-// hand back the cached object when it is at that version, decoding only
+// a walk of the protobuf fields, no allocation but the three strings) for
+// list items and added events and hand back the cached object when it is at that version, decoding only
 // the others; while the cache is empty (the first list) it does not even
 // look. Objects at one resource version are the same object, so nothing a
 // caller can see changes; the handed-back object is already transformed,
@@ -77,12 +77,16 @@ func (l *cachedLookup[T]) skipCached(transform func(T) (T, error)) func(T) (T, e
 // reuseCached makes c's protobuf decoder hand back the object lookup
 // finds at the resource version the bytes carry, instead of decoding
 // them. c must be a codec of one source only, changed before it is used;
-// empty, when it reports true, skips the lookup altogether.
+// empty, when it reports true, skips the lookup altogether. Watch events
+// other than adds (modifications, deletes, bookmarks) carry a version no
+// cache holds yet, so they skip it too (protoChanged): only list items and added events, which
+// is what a relist or a streaming list brings, are looked up.
 func reuseCached[T cache.Object](c *codec[T], empty func() bool, lookup func(namespace, name, rv string) (T, bool)) {
 	decode := c.protoObject
 	if decode == nil {
 		return
 	}
+	c.protoChanged = decode
 	c.protoObject = func(raw []byte) (T, error) {
 		if empty() {
 			return decode(raw)

@@ -84,3 +84,36 @@ func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
 		t.Fatalf("transform called %d times, want once (the object not cached)", calls)
 	}
 }
+
+// In a watch stream only an added object can be one the cache holds at
+// that version (a streaming relist); modifications, deletes and bookmarks
+// are decoded without a lookup.
+func TestReuseCachedLooksUpOnlyAddedWatchEvents(t *testing.T) {
+	src, err := Typed[*corev1.Pod](&rest.Config{Host: "http://127.0.0.1:1"}, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := src.(*source[*corev1.Pod]).codec
+	cached := pod("shop", "web-0", "42")
+	lookups := 0
+	reuseCached(c, func() bool { return false }, func(ns, name, rv string) (*corev1.Pod, bool) {
+		lookups++
+		return cached, ns == "shop" && name == "web-0" && rv == "42"
+	})
+	for _, tc := range []struct {
+		typ        string
+		wantCached bool
+	}{{"ADDED", true}, {"MODIFIED", false}, {"DELETED", false}} {
+		frame := protoFrame(t, tc.typ, pod("shop", "web-0", "42"))
+		ev, err := decodeProtoEvent(c, frame[4:])
+		if err != nil {
+			t.Fatalf("%s: %v", tc.typ, err)
+		}
+		if got := ev.Object == cached; got != tc.wantCached {
+			t.Errorf("%s: cached object handed back %v, want %v", tc.typ, got, tc.wantCached)
+		}
+	}
+	if lookups != 1 {
+		t.Errorf("%d lookups, want 1 (the added event)", lookups)
+	}
+}

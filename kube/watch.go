@@ -182,7 +182,11 @@ func decodeProtoEvent[T cache.Object](c *codec[T], frame []byte) (listwatch.Even
 	if c.protoObject == nil {
 		return ev, fmt.Errorf("%w: protobuf object for a JSON-only source", ErrMalformed)
 	}
-	obj, err := c.protoObject(env.raw)
+	decode := c.protoObject
+	if c.protoChanged != nil && ev.Type != listwatch.Added {
+		decode = c.protoChanged
+	}
+	obj, err := decode(env.raw)
 	if err != nil {
 		return ev, err
 	}

@@ -176,42 +176,9 @@ func skipNested(b []byte, i, depth int) (int, error) {
 		_, _, end, err := scanString(b, i)
 		return end, err
 	case c == '{' || c == '[':
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
-		}
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == closer {
-			return i + 1, nil
-		}
-		for {
-			if c == '{' {
-				_, _, end, err := scanString(b, i)
-				if err != nil {
-					return 0, err
-				}
-				i = skipWS(b, end)
-				if i >= len(b) || b[i] != ':' {
-					return 0, jsonErr(b, i, "want ':'")
-				}
-				i = skipWS(b, i+1)
-			}
-			end, err := skipNested(b, i, depth+1)
-			if err != nil {
-				return 0, err
-			}
-			i = skipWS(b, end)
-			if i >= len(b) {
-				return 0, jsonErr(b, i, "unexpected end")
-			}
-			if b[i] == closer {
-				return i + 1, nil
-			}
-			if b[i] != ',' {
-				return 0, jsonErr(b, i, "want ',' or a closing bracket")
-			}
-			i = skipWS(b, i+1)
-		}
+		return walk(b, i, c, func(_ []byte, _ bool, v int) (int, error) {
+			return skipNested(b, v, depth+1)
+		})
 	case c == 't':
 		return literal(b, i, "true")
 	case c == 'f':
@@ -224,78 +191,68 @@ func skipNested(b []byte, i, depth int) (int, error) {
 	return 0, jsonErr(b, i, "unexpected character")
 }
 
-// members walks the object starting at b[i] == '{', calling fn with each
-// member's raw key, whether the key holds escapes, and the start of its
-// value; fn returns the value's end. members returns the object's end.
-func members(b []byte, i int, fn func(key []byte, escaped bool, v int) (int, error)) (int, error) {
-	if i >= len(b) || b[i] != '{' {
-		return 0, jsonErr(b, i, "want an object")
+// walk walks the object (open '{') or the array (open '[') starting at
+// b[i], calling fn with the start of each value and, in an object, its
+// member's raw key and whether the key holds escapes; fn returns the
+// value's end. walk returns the container's end.
+func walk(b []byte, i int, open byte, fn func(key []byte, escaped bool, v int) (int, error)) (int, error) {
+	closer, want := byte('}'), "want an object"
+	if open == '[' {
+		closer, want = ']', "want an array"
+	}
+	if i >= len(b) || b[i] != open {
+		return 0, jsonErr(b, i, want)
 	}
 	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	if i < len(b) && b[i] == closer {
 		return i + 1, nil
 	}
 	for {
-		key, esc, end, err := scanString(b, i)
+		var key []byte
+		var esc bool
+		if open == '{' {
+			k, e, end, err := scanString(b, i)
+			if err != nil {
+				return 0, err
+			}
+			i = skipWS(b, end)
+			if i >= len(b) || b[i] != ':' {
+				return 0, jsonErr(b, i, "want ':'")
+			}
+			i = skipWS(b, i+1)
+			key, esc = k, e
+		}
+		if i >= len(b) {
+			return 0, jsonErr(b, i, "unexpected end")
+		}
+		end, err := fn(key, esc, i)
 		if err != nil {
 			return 0, err
 		}
 		i = skipWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return 0, jsonErr(b, i, "want ':'")
-		}
-		i = skipWS(b, i+1)
 		if i >= len(b) {
 			return 0, jsonErr(b, i, "unexpected end")
 		}
-		if i, err = fn(key, esc, i); err != nil {
-			return 0, err
-		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return 0, jsonErr(b, i, "unexpected end")
-		}
-		if b[i] == '}' {
+		if b[i] == closer {
 			return i + 1, nil
 		}
 		if b[i] != ',' {
-			return 0, jsonErr(b, i, "want ',' or '}'")
+			return 0, jsonErr(b, i, "want ',' or '"+string(closer)+"'")
 		}
 		i = skipWS(b, i+1)
 	}
+}
+
+// members walks the object starting at b[i] == '{' (see walk).
+func members(b []byte, i int, fn func(key []byte, escaped bool, v int) (int, error)) (int, error) {
+	return walk(b, i, '{', fn)
 }
 
 // elements walks the array starting at b[i] == '[', calling fn with the
 // start of each element; fn returns its end. elements returns the
 // array's end.
 func elements(b []byte, i int, fn func(v int) (int, error)) (int, error) {
-	if i >= len(b) || b[i] != '[' {
-		return 0, jsonErr(b, i, "want an array")
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1, nil
-	}
-	for {
-		if i >= len(b) {
-			return 0, jsonErr(b, i, "unexpected end")
-		}
-		end, err := fn(i)
-		if err != nil {
-			return 0, err
-		}
-		i = skipWS(b, end)
-		if i >= len(b) {
-			return 0, jsonErr(b, i, "unexpected end")
-		}
-		if b[i] == ']' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return 0, jsonErr(b, i, "want ',' or ']'")
-		}
-		i = skipWS(b, i+1)
-	}
+	return walk(b, i, '[', func(_ []byte, _ bool, v int) (int, error) { return fn(v) })
 }
 
 // countItems returns how many elements the array, or members the object,

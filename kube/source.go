@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 	"github.com/kinformer/kinformer/shard"
@@ -203,46 +204,11 @@ func (s *source[T]) request(opts listwatch.Options, watch bool) *rest.Request {
 	if s.namespace != "" {
 		r = r.Namespace(s.namespace)
 	}
-	set := func(k, v string) {
-		if v != "" {
-			r = r.Param(k, v)
-		}
-	}
-	if watch {
-		set("watch", "true")
-		if opts.AllowBookmarks {
-			set("allowWatchBookmarks", "true")
-		}
-		if opts.SendInitialEvents {
-			set("sendInitialEvents", "true")
-		}
-	} else {
-		if opts.Limit > 0 {
-			set("limit", strconv.FormatInt(opts.Limit, 10))
-		}
-		set("continue", opts.Continue)
-	}
-	set("resourceVersion", opts.ResourceVersion)
-	set("resourceVersionMatch", string(opts.ResourceVersionMatch))
-	set("labelSelector", joinSelectors(s.opts.LabelSelector, opts.LabelSelector))
-	set("fieldSelector", joinSelectors(s.opts.FieldSelector, opts.FieldSelector))
+	sel := listquery.Selectors{Label: s.opts.LabelSelector, Field: s.opts.FieldSelector}
 	if s.shard != nil {
-		set("shardSelector", s.shard.selector)
+		sel.Shard = s.shard.selector
 	}
-	if opts.TimeoutSeconds > 0 {
-		set("timeoutSeconds", strconv.FormatInt(opts.TimeoutSeconds, 10))
-	}
-	return r
-}
-
-func joinSelectors(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "," + b
+	return listquery.Set(r, opts, watch, sel)
 }
 
 // List returns one page. The items are the caller's; the source keeps none.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -18,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/shard"
@@ -180,47 +180,14 @@ func (s *tableSource) request(opts listwatch.Options, watch bool) *rest.Request 
 	if s.namespace != "" {
 		r = r.Namespace(s.namespace)
 	}
-	set := func(k, v string) {
-		if v != "" {
-			r = r.Param(k, v)
-		}
+	if s.include != "" {
+		r = r.Param("includeObject", string(s.include))
 	}
-	set("includeObject", string(s.include))
-	if watch {
-		set("watch", "true")
-		if opts.AllowBookmarks {
-			set("allowWatchBookmarks", "true")
-		}
-		if opts.SendInitialEvents {
-			set("sendInitialEvents", "true")
-		}
-		if opts.TimeoutSeconds > 0 {
-			set("timeoutSeconds", strconv.FormatInt(opts.TimeoutSeconds, 10))
-		}
-	} else {
-		if opts.Limit > 0 {
-			set("limit", strconv.FormatInt(opts.Limit, 10))
-		}
-		set("continue", opts.Continue)
-	}
-	set("resourceVersion", opts.ResourceVersion)
-	set("resourceVersionMatch", string(opts.ResourceVersionMatch))
-	set("labelSelector", joinSelectors(s.selection.LabelSelector, opts.LabelSelector))
-	set("fieldSelector", joinSelectors(s.selection.FieldSelector, opts.FieldSelector))
+	sel := listquery.Selectors{Label: s.selection.LabelSelector, Field: s.selection.FieldSelector}
 	if !s.selection.Shard.IsZero() {
-		set("shardSelector", s.selection.Shard.Selector())
+		sel.Shard = s.selection.Shard.Selector()
 	}
-	return r
-}
-
-func joinSelectors(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
-	}
-	return a + "," + b
+	return listquery.Set(r, opts, watch, sel)
 }
 
 // List returns one page of rows. It does not retry: back-off belongs to the

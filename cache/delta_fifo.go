@@ -123,6 +123,8 @@ type DeltaFIFO[T Object] struct {
 	// bulk entries included), processed those popped and processed; both
 	// are written under mu and read without it (Enqueued, Processed).
 	enqueued, processed atomic.Uint64
+	// relisting is set while a relist session is open (BeginRelist).
+	relisting atomic.Bool
 }
 
 type fifoEntry[T Object] struct {

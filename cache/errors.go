@@ -33,6 +33,8 @@ var (
 	// fmt.Errorf("conflict: %w", ErrRequeue)) makes the queue put the
 	// popped item back; see DeltaFIFO.Pop and FIFO.Pop.
 	ErrRequeue = errors.New("requeue")
+	// ErrRelistEnded: a relist session was used after Finish or Abort.
+	ErrRelistEnded = errors.New("relist already ended")
 )
 
 // KeyError reports a malformed key. It matches ErrInvalidKey.

@@ -107,6 +107,20 @@ func (m *model) replace(list []*obj) (unordered int) {
 		listed[key] = true
 		m.push(key, mdelta{typ: Replaced, obj: o})
 	}
+	unordered = m.inferDeletions(listed)
+	if first {
+		for _, key := range m.order {
+			m.initial[key] = true
+		}
+		m.pending = len(m.order)
+	}
+	return unordered
+}
+
+// inferDeletions queues a tombstone for every key that will exist and is
+// not listed, as the end of a Replace or of a relist session does, and
+// returns how many keys it newly queued (in any order).
+func (m *model) inferDeletions(listed map[string]bool) (unordered int) {
 	for _, key := range slices.Clone(m.order) {
 		if !listed[key] {
 			m.push(key, mdelta{typ: Deleted, obj: m.last(key), unknown: true})
@@ -121,12 +135,6 @@ func (m *model) replace(list []*obj) (unordered int) {
 		if _, queued := m.q[key]; !queued && !listed[key] && m.exists(key) {
 			m.push(key, mdelta{typ: Deleted, obj: m.last(key), unknown: true})
 		}
-	}
-	if first {
-		for _, key := range m.order {
-			m.initial[key] = true
-		}
-		m.pending = len(m.order)
 	}
 	return len(m.order) - before
 }
@@ -149,6 +157,10 @@ type pipeline struct {
 	f       *DeltaFIFO[*obj]
 	nextRV  int
 	nesting bool // inside a process function
+	// session is the relist session open on the queue, and listed the
+	// keys it has applied; nil when none is open.
+	session RelistSession[*obj]
+	listed  map[string]bool
 }
 
 // newPipeline returns a pipeline whose queue's KnownObjects is its
@@ -201,7 +213,12 @@ func (p *pipeline) randObj() *obj {
 func (p *pipeline) step() error {
 	unordered := 0
 	var err error
+	if p.session != nil {
+		return p.sessionStep()
+	}
 	switch op := p.rng.IntN(100); {
+	case op < 5:
+		return p.beginRelist()
 	case op < 20:
 		o := p.randObj()
 		p.m.write(Added, o)
@@ -233,11 +250,105 @@ func (p *pipeline) step() error {
 	return p.check(unordered)
 }
 
-// relist replaces the queue's content with a random list, which may name
-// a key twice, be sorted by key, and hold items the queue must skip (nil,
-// or a name no key can be made of).
+// relist replaces the queue's content with a random list (randList).
 func (p *pipeline) relist() error {
-	list := make([]*obj, p.rng.IntN(8))
+	list, good := p.randList()
+	unordered := p.m.replace(good)
+	err := p.f.Replace(list, "")
+	if err := skippedOne(list, good, err, "Replace"); err != nil {
+		return err
+	}
+	return p.check(unordered)
+}
+
+// skippedOne checks the error of a write of list whose good items are
+// good: none, or the one bad item skipped.
+func skippedOne(list, good []*obj, err error, op string) error {
+	var se *SkippedError
+	switch {
+	case len(list) == len(good) && err != nil:
+		return err
+	case len(list) != len(good) && (!errors.As(err, &se) || len(se.Errs) != 1 || !errors.Is(err, ErrInvalidObject)):
+		return fmt.Errorf("%s with one bad item: %v", op, err)
+	}
+	return nil
+}
+
+// beginRelist opens a relist session, which the queue grants once it has
+// been written to.
+func (p *pipeline) beginRelist() error {
+	s, ok := p.f.BeginRelist()
+	if ok != p.m.written {
+		return fmt.Errorf("BeginRelist = %v after a write %v", ok, p.m.written)
+	}
+	if ok {
+		if _, again := p.f.BeginRelist(); again {
+			return fmt.Errorf("second BeginRelist granted while one is open")
+		}
+		p.session, p.listed = s, map[string]bool{}
+	}
+	return p.check(0)
+}
+
+// sessionStep runs one step while a relist session is open: a page of
+// the list, a deletion seen while listing, its end (Finish or Abort), or
+// what goes on alongside (pops, resyncs).
+func (p *pipeline) sessionStep() error {
+	unordered := 0
+	var err error
+	switch op := p.rng.IntN(100); {
+	case op < 35:
+		list, good := p.randList()
+		for _, o := range good {
+			key, _ := MetaNamespaceKey(o)
+			p.listed[key] = true
+			p.m.push(key, mdelta{typ: Replaced, obj: o})
+		}
+		if err := skippedOne(list, good, p.session.Apply(list), "Apply"); err != nil {
+			return err
+		}
+	case op < 42:
+		o := p.randObj()
+		key, _ := MetaNamespaceKey(o)
+		delete(p.listed, key)
+		p.m.write(Deleted, o)
+		err = p.session.Delete(o)
+	case op < 52:
+		unordered = p.m.inferDeletions(p.listed)
+		err = p.session.Finish("")
+		p.endSession()
+	case op < 55:
+		p.session.Abort()
+		p.endSession()
+	case op < 58:
+		unordered = p.m.resync()
+		err = p.f.Resync()
+	default:
+		if p.nesting {
+			return nil
+		}
+		err = p.pop()
+	}
+	if err != nil {
+		return err
+	}
+	return p.check(unordered)
+}
+
+// endSession forgets the session, which must now refuse to be used.
+func (p *pipeline) endSession() {
+	s := p.session
+	p.session, p.listed = nil, nil
+	if err := s.Apply([]*obj{p.randObj()}); !errors.Is(err, ErrRelistEnded) {
+		panic(fmt.Sprintf("Apply after the end: %v", err))
+	}
+}
+
+// randList is a random list, which may name a key twice, be sorted by
+// key, and hold items the queue must skip (nil, or a name no key can be
+// made of); good is the list without them.
+func (p *pipeline) randList() (list, good []*obj) {
+	list = make([]*obj, p.rng.IntN(8))
 	for i := range list {
 		list[i] = p.randObj()
 	}
@@ -248,23 +359,14 @@ func (p *pipeline) relist() error {
 			return strings.Compare(ka, kb)
 		})
 	}
-	good := list
+	good = list
 	if p.rng.IntN(4) == 0 {
 		good = slices.Clone(list)
 		bad := []*obj{nil, newObj("a", "x/y", "1"), newObj("b", "", "1")}[p.rng.IntN(3)]
 		i := p.rng.IntN(len(list) + 1)
 		list = slices.Insert(slices.Clone(list), i, bad)
 	}
-	unordered := p.m.replace(good)
-	err := p.f.Replace(list, "")
-	var se *SkippedError
-	switch {
-	case len(list) == len(good) && err != nil:
-		return err
-	case len(list) != len(good) && (!errors.As(err, &se) || len(se.Errs) != 1 || !errors.Is(err, ErrInvalidObject)):
-		return fmt.Errorf("Replace with one bad item: %v", err)
-	}
-	return p.check(unordered)
+	return list, good
 }
 
 // badInput writes something invalid to the FIFO and the indexer; each must

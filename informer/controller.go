@@ -193,6 +193,30 @@ func (w controllerWriter[T]) Replace(items []T, rv string) error {
 	return err
 }
 
+// BeginRelist lets the reflector apply a relist as it arrives (see
+// cache.DeltaFIFO.BeginRelist), with Replace's sync check at its end.
+func (w controllerWriter[T]) BeginRelist() (cache.RelistSession[T], bool) {
+	s, ok := w.c.fifo.BeginRelist()
+	if !ok {
+		return nil, false
+	}
+	return controllerRelist[T]{RelistSession: s, c: w.c}, true
+}
+
+// controllerRelist is a relist through a controllerWriter.
+type controllerRelist[T cache.Object] struct {
+	cache.RelistSession[T]
+	c *Controller[T]
+}
+
+func (s controllerRelist[T]) Finish(rv string) error {
+	err := s.RelistSession.Finish(rv)
+	if s.c.fifo.HasSynced() {
+		s.c.markSynced()
+	}
+	return err
+}
+
 // resyncLoop asks the queue for Sync deltas every resync period, once the
 // cache has synced. It never talks to the source.
 func (c *Controller[T]) resyncLoop(ctx context.Context) {

@@ -24,6 +24,23 @@
 // handlers and read from the cache are shared with every other reader and
 // must not be mutated; copy them first.
 //
+// Relists hold one copy. A relist (after a watch could not resume: an
+// expired version, a restarted apiserver, a checkpoint older than the
+// server's history) is applied as it arrives: each page of a paged list,
+// or each object of a streaming list, is queued when it is read, and the
+// processing goroutine updates the cache while later pages are still on
+// the wire. Keys the list did not name are deleted when it ends, with
+// their final state unknown. So the old content and the whole new list
+// are never held together. During a relist a reader of the cache sees,
+// key by key, the old object or the listed one, and objects deleted from
+// the server only once the list ends; handlers get the notifications a
+// whole-list replace would give (an update for a changed object, an add
+// for a new one, a delete for a missing one), spread over the relist
+// rather than after it. A relist that fails midway deletes nothing; what
+// it applied is the server's newer state and stays. The first list, with
+// nothing cached to hold twice, is applied whole, so HasSynced still means
+// "everything listed has been processed".
+//
 // Resync is the informer's own timer: it re-delivers cached objects to the
 // handlers whose resync period has come, without talking to the source.
 //

@@ -579,6 +579,32 @@ func (w syncingWriter[T]) Replace(items []T, rv string) error {
 	return err
 }
 
+// BeginRelist lets the reflector apply a relist as it arrives (see
+// cache.DeltaFIFO.BeginRelist), with Replace's sync check at its end.
+func (w syncingWriter[T]) BeginRelist() (cache.RelistSession[T], bool) {
+	s, ok := w.inf.fifo.BeginRelist()
+	if !ok {
+		return nil, false
+	}
+	return syncingRelist[T]{RelistSession: s, w: w}, true
+}
+
+// syncingRelist is a relist through a syncingWriter.
+type syncingRelist[T cache.Object] struct {
+	cache.RelistSession[T]
+	w syncingWriter[T]
+}
+
+func (s syncingRelist[T]) Apply(items []T) error { return s.w.written(s.RelistSession.Apply(items)) }
+
+func (s syncingRelist[T]) Finish(rv string) error {
+	err := s.w.written(s.RelistSession.Finish(rv))
+	if err == nil && !s.w.inf.HasSynced() && s.w.inf.syncable() {
+		s.w.inf.markSynced()
+	}
+	return err
+}
+
 // reserve sizes an empty cache for a list about to fill it, so that its
 // maps are sized once instead of growing object by object as the pop loop
 // adds them. A cache that holds objects already is left alone: a relist

@@ -42,6 +42,32 @@ type ListResult[T cache.Object] struct {
 // is. Errors are not tagged with a phase: callers know which phase they
 // are in.
 func ListAll[T cache.Object](ctx context.Context, src Lister[T], opts Options, pageSize int64) (ListResult[T], error) {
+	var items []T
+	res, err := ListPages(ctx, src, opts, pageSize, func(page Page[T], restart bool) error {
+		if restart {
+			items = nil
+		}
+		if items == nil {
+			items = page.Items // the first page's slice, kept as it is
+		} else {
+			items = append(items, page.Items...)
+		}
+		return nil
+	})
+	res.Items = items
+	if err != nil {
+		return ListResult[T]{}, err
+	}
+	return res, nil
+}
+
+// ListPages lists as ListAll does, handing visit each page as it arrives
+// instead of assembling their items; the result's Items stays nil. restart
+// is true when the pages visited so far are void: the full list after an
+// expired continue token starts over at another version, so whatever the
+// caller kept of the earlier pages must be dropped. An error from visit
+// ends the list and is returned as is.
+func ListPages[T cache.Object](ctx context.Context, src Lister[T], opts Options, pageSize int64, visit func(page Page[T], restart bool) error) (ListResult[T], error) {
 	first := opts
 	first.Limit = pageSize
 	first.Continue = ""
@@ -50,9 +76,11 @@ func ListAll[T cache.Object](ctx context.Context, src Lister[T], opts Options, p
 		return ListResult[T]{}, err
 	}
 	res := ListResult[T]{
-		Items:           page.Items,
 		ResourceVersion: page.ResourceVersion,
 		Paginated:       page.Continue != "",
+	}
+	if err := visit(page, false); err != nil {
+		return ListResult[T]{}, err
 	}
 	next := page.Continue
 	for next != "" {
@@ -66,12 +94,14 @@ func ListAll[T cache.Object](ctx context.Context, src Lister[T], opts Options, p
 		more.Continue = next
 		page, err = src.List(ctx, more)
 		if errors.Is(err, ErrExpired) {
-			return fullList(ctx, src, opts)
+			return fullList(ctx, src, opts, visit)
 		}
 		if err != nil {
 			return ListResult[T]{}, err
 		}
-		res.Items = append(res.Items, page.Items...)
+		if err := visit(page, false); err != nil {
+			return ListResult[T]{}, err
+		}
 		next = page.Continue
 	}
 	return res, nil
@@ -79,7 +109,7 @@ func ListAll[T cache.Object](ctx context.Context, src Lister[T], opts Options, p
 
 // fullList is the fallback after an expired continue token: one unpaged
 // list at the caller's original resource version.
-func fullList[T cache.Object](ctx context.Context, src Lister[T], opts Options) (ListResult[T], error) {
+func fullList[T cache.Object](ctx context.Context, src Lister[T], opts Options, visit func(Page[T], bool) error) (ListResult[T], error) {
 	opts.Limit = 0
 	opts.Continue = ""
 	page, err := src.List(ctx, opts)
@@ -89,8 +119,10 @@ func fullList[T cache.Object](ctx context.Context, src Lister[T], opts Options) 
 	if page.Continue != "" {
 		return ListResult[T]{}, fmt.Errorf("full list after an expired continue token: source paginated an unlimited list")
 	}
+	if err := visit(page, true); err != nil {
+		return ListResult[T]{}, err
+	}
 	return ListResult[T]{
-		Items:            page.Items,
 		ResourceVersion:  page.ResourceVersion,
 		Paginated:        true,
 		FullListFallback: true,

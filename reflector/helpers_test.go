@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
 	"github.com/kinformer/kinformer/reflector"
@@ -29,20 +30,111 @@ func cm(name string) obj {
 
 func key(o obj) string { return o.Namespace + "/" + o.Name }
 
-// memStore is a map-backed cache.Writer that counts calls.
+// memStore is a map-backed cache.Writer that counts calls. With
+// incremental set it is also a cache.Relister, which takes every list
+// after its first write as a relist session.
 type memStore struct {
-	mu      sync.Mutex // guards every field
-	objs    map[string]obj
-	calls   map[string]int
-	replace error // returned by Replace when set
+	mu          sync.Mutex // guards every field
+	objs        map[string]obj
+	calls       map[string]int
+	replace     error // returned by Replace and a session's Apply when set
+	incremental bool
+	written     bool
+	session     *memRelist // the open session, if any
 }
 
 func newMemStore() *memStore { return &memStore{objs: map[string]obj{}, calls: map[string]int{}} }
+
+func (m *memStore) BeginRelist() (cache.RelistSession[obj], bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.incremental || !m.written {
+		return nil, false
+	}
+	if m.session != nil {
+		panic("BeginRelist with a session open")
+	}
+	m.calls["begin"]++
+	m.session = &memRelist{m: m, listed: map[string]bool{}}
+	return m.session, true
+}
+
+// memRelist is a memStore's relist session.
+type memRelist struct {
+	m      *memStore
+	listed map[string]bool
+}
+
+// open fails unless s is the store's open session; called with m.mu held.
+func (s *memRelist) open() error {
+	if s.m.session != s {
+		return cache.ErrRelistEnded
+	}
+	return nil
+}
+
+func (s *memRelist) Apply(items []obj) error {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := s.open(); err != nil {
+		return err
+	}
+	m.calls["apply"]++
+	if m.replace != nil {
+		return m.replace
+	}
+	for _, o := range items {
+		m.objs[key(o)] = o
+		s.listed[key(o)] = true
+	}
+	return nil
+}
+
+func (s *memRelist) Delete(o obj) error {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := s.open(); err != nil {
+		return err
+	}
+	delete(m.objs, key(o))
+	delete(s.listed, key(o))
+	return nil
+}
+
+func (s *memRelist) Finish(string) error {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := s.open(); err != nil {
+		return err
+	}
+	m.calls["finish"]++
+	for k := range m.objs {
+		if !s.listed[k] {
+			delete(m.objs, k)
+		}
+	}
+	m.session = nil
+	return nil
+}
+
+func (s *memRelist) Abort() {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.open() == nil {
+		m.calls["abort"]++
+		m.session = nil
+	}
+}
 
 func (m *memStore) put(op string, o obj) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls[op]++
+	m.written = true
 	if op == "delete" {
 		delete(m.objs, key(o))
 	} else {
@@ -61,6 +153,7 @@ func (m *memStore) Replace(items []obj, rv string) error {
 	if m.replace != nil {
 		return m.replace
 	}
+	m.written = true
 	m.objs = map[string]obj{}
 	for _, o := range items {
 		m.objs[key(o)] = o
@@ -147,8 +240,21 @@ type harness struct {
 // run builds a harness with srcOpts and opts (Source, Store, ErrorHandler
 // filled in), lets setup seed the source, starts Run, waits for the first
 // sync and hands over to body. It stops the reflector and checks that Run
-// returned when body is done.
+// returned when body is done. The store takes every list as a Replace;
+// runIncremental's takes relists as sessions (cache.Relister).
 func run(t *testing.T, srcOpts fake.Options[obj], opts reflector.Options[obj], setup func(*harness), body func(*harness)) {
+	t.Helper()
+	runWith(t, false, srcOpts, opts, setup, body)
+}
+
+// runIncremental is run with a store that takes every list after its
+// first write as a relist session.
+func runIncremental(t *testing.T, srcOpts fake.Options[obj], opts reflector.Options[obj], setup func(*harness), body func(*harness)) {
+	t.Helper()
+	runWith(t, true, srcOpts, opts, setup, body)
+}
+
+func runWith(t *testing.T, incremental bool, srcOpts fake.Options[obj], opts reflector.Options[obj], setup func(*harness), body func(*harness)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		src, err := fake.New(srcOpts)
@@ -156,6 +262,7 @@ func run(t *testing.T, srcOpts fake.Options[obj], opts reflector.Options[obj], s
 			t.Fatal(err)
 		}
 		h := &harness{t: t, src: src, store: newMemStore(), errs: &errLog{}}
+		h.store.incremental = incremental
 		opts.Source = src
 		opts.Store = h.store
 		opts.ErrorHandler = h.errs.handle

@@ -81,21 +81,46 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	opts.ResourceVersion = r.relistVersion()
 	r.m.PagedLists.Attempts.Inc()
 	pages := countingLister[T]{r}
-	res, err := listwatch.ListAll(ctx, pages, opts, r.pageSizeFor(opts.ResourceVersion))
+	l := r.beginRelist()
+	first := true
+	visit := func(page listwatch.Page[T], restart bool) error {
+		if restart {
+			l.restart()
+		}
+		if (first || restart) && page.ResourceVersion == "" {
+			// The version a list is served at is its first page's:
+			// without one, nothing of it can be placed.
+			return fmt.Errorf("list at %q: %w", opts.ResourceVersion, ErrMissingResourceVersion)
+		}
+		first = false
+		return l.add(r.withoutNil(page.Items))
+	}
+	res, err := listwatch.ListPages(ctx, pages, opts, r.pageSizeFor(opts.ResourceVersion), visit)
 	if err != nil && versionUnavailable(err) && opts.ResourceVersion != "" && ctx.Err() == nil {
 		r.report(listwatch.PhaseList, fmt.Errorf("list at %q, retrying at \"\": %w", opts.ResourceVersion, err))
 		r.m.PagedLists.Errors.Inc()
 		r.rvUnavailable = true
 		opts.ResourceVersion = ""
 		r.m.PagedLists.Attempts.Inc()
-		res, err = listwatch.ListAll(ctx, pages, opts, r.pageSizeFor(""))
+		l.restart()
+		first = true
+		res, err = listwatch.ListPages(ctx, pages, opts, r.pageSizeFor(""), visit)
 	}
 	if ctx.Err() == nil {
-		r.answered(err)
+		if errors.Is(err, ErrMissingResourceVersion) {
+			r.answered(nil) // the server did answer
+		} else {
+			r.answered(err)
+		}
 	}
 	if err != nil {
+		l.abort()
 		r.m.PagedLists.Errors.Inc()
 		if ctx.Err() == nil {
+			if errors.Is(err, ErrMissingResourceVersion) {
+				r.report(listwatch.PhaseList, err)
+				return retry
+			}
 			r.report(listwatch.PhaseList, fmt.Errorf("list at %q: %w", opts.ResourceVersion, err))
 			if versionUnavailable(err) {
 				r.rvUnavailable = true
@@ -103,15 +128,10 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 		}
 		return retry
 	}
-	if res.ResourceVersion == "" {
-		r.m.PagedLists.Errors.Inc()
-		r.report(listwatch.PhaseList, fmt.Errorf("list at %q: %w", opts.ResourceVersion, ErrMissingResourceVersion))
-		return retry
-	}
 	if opts.ResourceVersion == "0" && res.Paginated {
 		r.paginated = true
 	}
-	stored, err := r.replace(r.withoutNil(res.Items), res.ResourceVersion)
+	stored, err := l.finish(res.ResourceVersion)
 	if err != nil {
 		r.m.PagedLists.Errors.Inc()
 		r.report(listwatch.PhaseList, err)
@@ -171,14 +191,15 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 		guard = guardWatch(w, r.clock, r.initialEvents, true)
 	}
 	defer guard.stop()
+	l := r.beginRelist()
 	fail := func(phase listwatch.Phase, err error) (listwatch.Watch[T], time.Duration, error) {
+		l.abort()
 		w.Close()
 		if guard.stop() {
 			err = fmt.Errorf("streaming list: %w (%s)", ErrInitialEventsTimeout, r.initialEvents)
 		}
 		return nil, 0, r.streamFailed(ctx, phase, err)
 	}
-	objs := map[string]T{}
 	for {
 		ev, err := w.Next()
 		if errors.Is(err, listwatch.ErrWrongType) {
@@ -205,10 +226,16 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 					ev.Type, describe(ev.Object), err))
 				continue
 			}
-			if ev.Type == listwatch.Deleted {
-				delete(objs, key)
-			} else {
-				objs[key] = ev.Object
+			switch ev.Type {
+			case listwatch.Added:
+				err = l.addOne(ev.Object)
+			case listwatch.Modified:
+				err = l.update(key, ev.Object)
+			default:
+				err = l.delete(key, ev.Object)
+			}
+			if err != nil {
+				return fail(listwatch.PhaseList, err)
 			}
 		case listwatch.Bookmark:
 			if !ev.InitialEventsEnd {
@@ -218,11 +245,7 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 				return fail(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: %w", ErrMissingResourceVersion))
 			}
 			guard.stop() // if it fired just now, the watch step finds the stream closed and reopens it
-			items := make([]T, 0, len(objs))
-			for _, obj := range objs {
-				items = append(items, obj)
-			}
-			stored, err := r.replace(items, ev.ResourceVersion)
+			stored, err := l.finish(ev.ResourceVersion)
 			if err != nil {
 				return fail(listwatch.PhaseList, err)
 			}

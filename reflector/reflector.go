@@ -31,7 +31,12 @@ import (
 //     they ask for "" (a consistent read) until one succeeds. A list at a
 //     version that answers either error is retried at once at "".
 //   - Lists are paged (see Options.PageSize); an expired continue token
-//     falls back to one full list. The list's items go to Store.Replace.
+//     falls back to one full list. The list's items go to Store.Replace,
+//     or, when the store is a cache.Relister that takes this list as a
+//     session (a relist), to the session page by page as they arrive (a
+//     streaming list's, event by event), the session finishing when the
+//     list ends and aborted when it fails; pages voided by an expired
+//     continue token start a new session.
 //   - A list without a resource version is reported and retried.
 //   - With streaming lists (Options.Streaming), the store is filled from
 //     a watch with SendInitialEvents that ends at the bookmark marked

@@ -1,0 +1,127 @@
+package cache
+
+import "fmt"
+
+// A Relister is a Writer that can take a relist piece by piece instead of
+// as one Replace: the reflector applies each page (or each event of a
+// streaming list) as it arrives, so the old content and the whole new list
+// are never held together.
+type Relister[T Object] interface {
+	Writer[T]
+	// BeginRelist starts a relist, or reports false when the writer wants
+	// this one as a Replace (the first list, which has no old content to
+	// hold twice). One relist at a time; the caller ends it with Finish or
+	// Abort before any other write.
+	BeginRelist() (RelistSession[T], bool)
+}
+
+// A RelistSession is one relist in progress (Relister.BeginRelist).
+type RelistSession[T Object] interface {
+	// Apply applies listed items now: each as Replace would. An error
+	// wrapping ErrSkipped means the others were applied.
+	Apply(items []T) error
+	// Delete applies the deletion of obj seen while listing (a streaming
+	// list's DELETED event): obj's key counts as not listed.
+	Delete(obj T) error
+	// Finish ends the relist at resourceVersion: every key known before
+	// or during it and not listed is deleted with its final state unknown,
+	// as Replace deletes them.
+	Finish(resourceVersion string) error
+	// Abort ends the relist without deleting anything: what was applied
+	// stays (it is the listed state, newer than what it replaced).
+	Abort()
+}
+
+// BeginRelist starts an incremental relist, once the queue has been
+// written to: the first list goes through Replace, which marks its
+// entries initial for HasSynced and fills an empty queue in bulk.
+//
+// While the relist runs, Pop goes on: listed items reach KnownObjects as
+// they arrive, so a reader of the cache sees, key by key, either the old
+// object or the listed one, and objects missing from the list until
+// Finish. Handlers get the notifications a Replace of the same items
+// would give, spread over the relist instead of after it.
+func (f *DeltaFIFO[T]) BeginRelist() (RelistSession[T], bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.populated || f.closed {
+		return nil, false
+	}
+	if !f.relisting.CompareAndSwap(false, true) {
+		return nil, false
+	}
+	return &fifoRelist[T]{f: f, listed: map[string]struct{}{}}, true
+}
+
+// fifoRelist is a DeltaFIFO's relist in progress. listed holds the keys
+// seen so far: a string per key, where a Replace holds the key and the
+// object of every item.
+type fifoRelist[T Object] struct {
+	f      *DeltaFIFO[T]
+	listed map[string]struct{}
+	ended  bool
+}
+
+func (s *fifoRelist[T]) Apply(items []T) error {
+	if s.ended {
+		return fmt.Errorf("cache: relist: %w", ErrRelistEnded)
+	}
+	f := s.f
+	objs, keys, skipped := f.prepareList(items)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("cache: relist: %w", ErrClosed)
+	}
+	f.spillLocked()
+	for i, key := range keys {
+		s.listed[key] = struct{}{}
+		f.queueLocked(key, Delta[T]{Type: f.replaceType, Object: objs[i]})
+	}
+	if len(skipped) > 0 {
+		return fmt.Errorf("cache: relist: %w", &SkippedError{Errs: skipped, Total: len(items)})
+	}
+	return nil
+}
+
+func (s *fifoRelist[T]) Delete(obj T) error {
+	if s.ended {
+		return fmt.Errorf("cache: relist: %w", ErrRelistEnded)
+	}
+	_, key, err := s.f.prepare(obj)
+	if err != nil {
+		return fmt.Errorf("cache: relist: delete: %w", err)
+	}
+	delete(s.listed, key)
+	return s.f.Delete(obj)
+}
+
+func (s *fifoRelist[T]) Finish(resourceVersion string) error {
+	_ = resourceVersion
+	if s.ended {
+		return fmt.Errorf("cache: relist: %w", ErrRelistEnded)
+	}
+	listed := s.listed
+	s.end()
+	f := s.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("cache: relist: %w", ErrClosed)
+	}
+	f.spillLocked()
+	f.inferDeletionsLocked(listed)
+	return nil
+}
+
+func (s *fifoRelist[T]) Abort() {
+	if !s.ended {
+		s.end()
+	}
+}
+
+func (s *fifoRelist[T]) end() {
+	s.ended = true
+	s.listed = nil
+	s.f.relisting.Store(false)
+}

@@ -1,0 +1,146 @@
+package reflector
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// relist is a list being applied as it arrives: through a store's relist
+// session when the store is a cache.Relister that takes this list
+// incrementally, or else gathered for one Replace at the end. Either way
+// the reflector handles it the same: add items as they come, delete a key
+// a streaming list reports deleted, restart when the items so far are void,
+// then finish at the list's version or abort.
+type relist[T cache.Object] struct {
+	r       *Reflector[T]
+	session cache.RelistSession[T] // nil: gathering for Replace
+	items   []T                    // gathered, without a session
+	applied int                    // items applied through the session
+	skipped int                    // of which the store skipped
+}
+
+// beginRelist starts applying a list.
+func (r *Reflector[T]) beginRelist() *relist[T] {
+	l := &relist[T]{r: r}
+	if rl, ok := r.store.(cache.Relister[T]); ok {
+		if s, ok := rl.BeginRelist(); ok {
+			l.session = s
+		}
+	}
+	return l
+}
+
+// add takes listed items (nil ones already left out).
+func (l *relist[T]) add(items []T) error {
+	if l.session == nil {
+		l.items = append(l.items, items...)
+		return nil
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	l.applied += len(items)
+	err := l.session.Apply(items)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("relist: %w", err)
+	if !errors.Is(err, cache.ErrSkipped) {
+		return err
+	}
+	l.skip(err)
+	return nil
+}
+
+// skip reports and counts the items a store skipped (err wraps
+// cache.ErrSkipped).
+func (l *relist[T]) skip(err error) {
+	n := 1 // a store that does not say how many
+	var se *cache.SkippedError
+	if errors.As(err, &se) {
+		n = len(se.Errs)
+	}
+	for range n {
+		l.r.m.Skipped.Inc()
+	}
+	l.skipped += n
+	l.r.report(listwatch.PhaseList, err)
+}
+
+// addOne takes one listed object (a streaming list's ADDED event).
+func (l *relist[T]) addOne(obj T) error {
+	if l.session == nil {
+		l.items = append(l.items, obj)
+		return nil
+	}
+	return l.add([]T{obj})
+}
+
+// update takes a listed object that may replace one listed before under
+// the same key (a streaming list's MODIFIED event, which the apiserver
+// does not send among initial events).
+func (l *relist[T]) update(key string, obj T) error {
+	if l.session == nil {
+		l.items = append(deleteKey(l.items, l.r.keyFunc, key), obj)
+		return nil
+	}
+	return l.add([]T{obj})
+}
+
+// delete takes the deletion of the object under key, seen while listing.
+func (l *relist[T]) delete(key string, obj T) error {
+	if l.session != nil {
+		if err := l.session.Delete(obj); err != nil {
+			return fmt.Errorf("relist: %w", err)
+		}
+		return nil
+	}
+	l.items = deleteKey(l.items, l.r.keyFunc, key)
+	return nil
+}
+
+// restart drops what was listed so far: a new list starts over.
+func (l *relist[T]) restart() {
+	if l.session == nil {
+		l.items = nil
+		return
+	}
+	l.session.Abort()
+	*l = *l.r.beginRelist()
+}
+
+// finish ends the list at rv and returns how many listed objects the
+// store holds from it. Its errors are the store's, as replace's are.
+func (l *relist[T]) finish(rv string) (int, error) {
+	if l.session == nil {
+		return l.r.replace(l.items, rv)
+	}
+	if err := l.session.Finish(rv); err != nil {
+		return 0, fmt.Errorf("finish relist at %s: %w", rv, err)
+	}
+	return l.applied - l.skipped, nil
+}
+
+// abort ends a list that failed; what a session applied stays.
+func (l *relist[T]) abort() {
+	if l.session != nil {
+		l.session.Abort()
+	}
+}
+
+// deleteKey removes the items under key. Only a streaming list that
+// reports a deletion among its initial events needs it, which the
+// apiserver never does, so a scan is fine.
+func deleteKey[T cache.Object](items []T, keyFunc cache.KeyFunc[T], key string) []T {
+	out := items[:0]
+	for _, obj := range items {
+		if k, err := keyFunc(obj); err == nil && k == key {
+			continue
+		}
+		out = append(out, obj)
+	}
+	return out
+}

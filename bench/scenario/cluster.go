@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -166,6 +167,34 @@ func (c *cluster) seedStored(ctx context.Context, n int, say sayFunc) (int, erro
 			return have, err
 		}
 	}
+}
+
+// sidecarRewriter returns a function that writes pods sidecarTemplates
+// to n-1 into etcd again, as seedStored wrote them: the same content at a
+// new resource version (etcd's revision of the write). It reads the
+// templates now, while the apiserver is up; the function needs only etcd.
+func (c *cluster) sidecarRewriter(ctx context.Context, n int) (func(context.Context) error, error) {
+	if c.env == nil {
+		return nil, errors.New("rewriting pods needs a control plane of its own")
+	}
+	templates := make([]*corev1.Pod, sidecarTemplates)
+	for i := range min(n, sidecarTemplates) {
+		want := sidecarPod(i, 0)
+		t, err := c.cs.CoreV1().Pods(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		templates[i] = t
+	}
+	return func(ctx context.Context) error {
+		if n <= sidecarTemplates {
+			return nil
+		}
+		return c.env.StoreObjects(ctx, "pods", n-sidecarTemplates, func(j int) testenv.StoredObject {
+			i := sidecarTemplates + j
+			return storedSidecarPod(templates[i%sidecarTemplates], i)
+		}, testenv.BulkOptions{})
+	}, nil
 }
 
 // seedSidecar makes the cluster hold n sidecarPod pods: written into etcd

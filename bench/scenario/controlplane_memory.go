@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -32,6 +33,11 @@ import (
 //     everything again. ours= and clientgo= are each side's peak during
 //     the relist divided by its steady state before it; the target, <=
 //     1.25, is kinformer's.
+//   - relist-peak-changed-heap, relist-peak-changed-rss: the same, with
+//     every pod but the API-created templates written again into etcd
+//     while the apiserver is down, so that the relist brings each at a new
+//     version: no cached object can be reused, and what keeps the peak
+//     down is the relist applied page by page as it arrives.
 
 // MemoryOptions configure RunMemory.
 type MemoryOptions struct {
@@ -226,8 +232,12 @@ func informational(name, unit string, ours, other []float64, note string) Report
 // during a relist.
 const relistTarget = 1.25
 
-// memoryRelist measures relist-peak-heap and relist-peak-rss on a control
-// plane of its own, with the watch cache off.
+// memoryRelist measures the relist-peak lines on a control plane of its
+// own, with the watch cache off: relist-peak-heap and -rss with every pod
+// unchanged by the forced relist, relist-peak-changed-heap and -rss with
+// every pod changed (written again into etcd while the apiserver is down,
+// so every listed pod is at a new version and must be decoded and cached
+// in place of the old one).
 func memoryRelist(ctx context.Context, opts MemoryOptions, self []string, say sayFunc) ([]Report, error) {
 	cl, err := openCluster(ctx, "", testenv.Options{DisableWatchCache: true}, say)
 	if err != nil {
@@ -238,6 +248,27 @@ func memoryRelist(ctx context.Context, opts MemoryOptions, self []string, say sa
 	if err != nil {
 		return nil, err
 	}
+	rewrite, err := cl.sidecarRewriter(ctx, have)
+	if err != nil {
+		return nil, err
+	}
+	var reports []Report
+	for _, v := range []struct {
+		name   string
+		change func(context.Context) error
+	}{{"relist-peak", nil}, {"relist-peak-changed", rewrite}} {
+		rs, err := relistVariant(ctx, opts, self, say, cl, have, v.name, v.change)
+		if err != nil {
+			return nil, err
+		}
+		reports = append(reports, rs...)
+	}
+	return reports, nil
+}
+
+// relistVariant runs the relist runs of one variant, named name; change,
+// when set, changes the pods while the apiserver is down.
+func relistVariant(ctx context.Context, opts MemoryOptions, self []string, say sayFunc, cl *cluster, have int, name string, change func(context.Context) error) ([]Report, error) {
 	sides := []Side{MemOurs, MemClientGo}
 	runs := memoryRuns{}
 	var digest string
@@ -252,21 +283,24 @@ func memoryRelist(ctx context.Context, opts MemoryOptions, self []string, say sa
 					return fmt.Errorf("unexpected line %q from the child", line)
 				}
 				forced = true
-				return forceRelist(ctx, cl.env)
+				return forceRelist(ctx, cl.env, change)
 			}
 			res, err := runMemChild(ctx, self, side, cl, have, childEnv(ChildRelistEnv, "true"), force)
 			if err == nil && (res.Relist == nil || res.Relist.Objects != have) {
 				err = fmt.Errorf("%w: no relist of %d pods reported", ErrMismatch, have)
 			}
+			if change != nil {
+				digest = "" // every run starts from versions the last one changed
+			}
 			if err == nil {
 				err = checkMemResult(side, res, have, &digest)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("relist-peak (%s, run %d): %w", side, i+1, err)
+				return nil, fmt.Errorf("%s (%s, run %d): %w", name, side, i+1, err)
 			}
 			rl := res.Relist
-			say("relist run %d %-12s relist %6.0f ms %-9s  live heap %6.1f -> %6.1f MB (%.2fx)  RSS %6.1f -> %6.1f MB (%.2fx, %s)",
-				i+1, side, rl.Millis, rl.Mode, mb(rl.SteadyHeap), mb(rl.PeakHeap), rl.heapRatio(),
+			say("%s run %d %-12s relist %6.0f ms %-9s  live heap %6.1f -> %6.1f MB (%.2fx)  RSS %6.1f -> %6.1f MB (%.2fx, %s)",
+				name, i+1, side, rl.Millis, rl.Mode, mb(rl.SteadyHeap), mb(rl.PeakHeap), rl.heapRatio(),
 				float64(rl.SteadyRSSKB)/1024, float64(rl.PeakRSSKB)/1024, rl.rssRatio(), rl.RSSMethod)
 			runs[side] = append(runs[side], res)
 		}
@@ -291,23 +325,28 @@ func memoryRelist(ctx context.Context, opts MemoryOptions, self []string, say sa
 		return r
 	}
 	return []Report{
-		line("relist-peak-heap", (*RelistResult).heapRatio,
+		line(name+"-heap", (*RelistResult).heapRatio,
 			func(r *RelistResult) float64 { return mb(r.SteadyHeap) }, func(r *RelistResult) float64 { return mb(r.PeakHeap) }),
-		line("relist-peak-rss", (*RelistResult).rssRatio,
+		line(name+"-rss", (*RelistResult).rssRatio,
 			func(r *RelistResult) float64 { return float64(r.SteadyRSSKB) / 1024 }, func(r *RelistResult) float64 { return float64(r.PeakRSSKB) / 1024 }),
 	}, nil
 }
 
 // forceRelist makes every informer of env relist: it stops the apiserver
-// (ending their watches), compacts etcd twice (the first compaction's own
-// revision is the newest an informer can have seen, and a watch from the
-// newest version starts at the next one, which the first compaction keeps;
-// the second does not) and starts the apiserver again. The informers'
-// watches, reopened from their versions, get 410 Gone: with the watch
-// cache off they are served by etcd.
-func forceRelist(ctx context.Context, env *testenv.Env) error {
+// (ending their watches), runs change if set, compacts etcd twice (the
+// first compaction's own revision is the newest an informer can have
+// seen, and a watch from the newest version starts at the next one, which
+// the first compaction keeps; the second does not) and starts the
+// apiserver again. The informers' watches, reopened from their versions,
+// get 410 Gone: with the watch cache off they are served by etcd.
+func forceRelist(ctx context.Context, env *testenv.Env, change func(context.Context) error) error {
 	if err := env.StopAPIServer(ctx); err != nil {
 		return err
+	}
+	if change != nil {
+		if err := change(ctx); err != nil {
+			return errors.Join(err, env.StartAPIServer(ctx))
+		}
 	}
 	for range 2 {
 		if _, err := env.CompactEtcd(ctx); err != nil {

@@ -32,7 +32,7 @@ func TestMemoryScenariosRunEverySide(t *testing.T) {
 			t.Errorf("%s: %d and %d runs, want 1 each", r.Name, len(r.Ours.Runs), len(r.ClientGo.Runs))
 		}
 	}
-	for _, name := range []string{"sync-floor", "sync-vs-floor", "heap-per-pod-full", "heap-per-pod-nomf", "relist-peak-heap", "relist-peak-rss"} {
+	for _, name := range []string{"sync-floor", "sync-vs-floor", "heap-per-pod-full", "heap-per-pod-nomf", "relist-peak-heap", "relist-peak-rss", "relist-peak-changed-heap", "relist-peak-changed-rss"} {
 		if _, ok := names[name]; !ok {
 			t.Errorf("no %s line", name)
 		}

@@ -179,6 +179,11 @@ func TestRestartFromExpiredCheckpointDeliversOnlyDifferences(t *testing.T) {
 			t.Fatalf("handler saw %d initial adds, %d adds, %d updates, %d deletes (%d unknown), errors %v",
 				rec.initial, rec.adds, rec.updates, rec.deletes, rec.unknown, rec.errs)
 		}
+		// Only the 3 differences count towards the next checkpoint: the
+		// objects the relist found unchanged change nothing to save.
+		if n := second.inf.changes.Load(); n != 3 {
+			t.Fatalf("%d changes counted for the next checkpoint, want 3", n)
+		}
 	})
 }
 

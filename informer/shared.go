@@ -482,15 +482,20 @@ func (inf *Shared[T]) applyLocked(key string, d cache.Delta[T], initial bool) er
 		inf.distributeLocked(key, notification[T]{kind: deleteNotification, obj: d.Object, unknown: d.StateUnknown}, false)
 		return nil
 	}
+	unchanged := false
 	if exists {
-		if err := inf.indexer.Update(d.Object); err != nil {
-			return err
-		}
 		// A resync, or a relist that found the object unchanged, goes only
-		// to the handlers whose resync is due.
-		isSync := d.Type == cache.Sync ||
+		// to the handlers whose resync is due, and changes nothing a
+		// checkpoint would save. The very object the cache holds (a resync,
+		// or a relist that reused it) is not stored again.
+		unchanged = d.Type == cache.Sync ||
 			d.Type == cache.Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion()
-		inf.distributeLocked(key, notification[T]{kind: updateNotification, old: old, obj: d.Object}, isSync)
+		if any(old) != any(d.Object) {
+			if err := inf.indexer.Update(d.Object); err != nil {
+				return err
+			}
+		}
+		inf.distributeLocked(key, notification[T]{kind: updateNotification, old: old, obj: d.Object}, unchanged)
 	} else {
 		if err := inf.indexer.Add(d.Object); err != nil {
 			return err
@@ -506,7 +511,10 @@ func (inf *Shared[T]) applyLocked(key string, d cache.Delta[T], initial bool) er
 	if inf.detector != nil {
 		inf.detector.record(key, d.Object)
 	}
-	if !initial || !inf.resumed { // a checkpoint's own objects need no new checkpoint
+	// A checkpoint's own objects (added from an initial entry when
+	// resumed) need no new checkpoint; later deltas of those entries do.
+	fromCheckpoint := initial && inf.resumed && !exists
+	if !unchanged && !fromCheckpoint {
 		inf.changed()
 	}
 	return nil

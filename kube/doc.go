@@ -24,7 +24,10 @@
 // built-in resource as a projected view: a struct declaring only the
 // fields a controller reads, by path in the full type (`kube:"spec.nodeName"`),
 // decoded straight from the wire with every other field skipped. The view
-// is checked against the full type when it is built (ErrInvalidView). A
+// is checked against the full type when it is built (ErrInvalidView).
+// DynamicView (DynamicViewInformer, AcquireDynamicView) does the same for a
+// custom resource over JSON, checking the view against the schema of the
+// resource's CustomResourceDefinition (ErrNoSchema when there is none). A
 // Selection's Shard restricts any source to ranges of the hash of
 // metadata.uid or the namespace (KEP-5866): sent to the server, applied by
 // the source when the server ignores it.

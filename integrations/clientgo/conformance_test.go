@@ -12,9 +12,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/listwatch/fake"
 )
 
 // The tests in this file are client-go's SharedIndexInformer contract, as its
@@ -501,7 +503,7 @@ func TestConformanceIndexer(t *testing.T) {
 
 // TestDifferenceDeleteAfterGap shows one known difference. A watch stream
 // with a gap (the fake's DropNextEvent: one event lost, the next delivered,
-// then 410) can deliver the delete of an object whose add was lost. client-go
+// then 410; both written in one Batch) can deliver the delete of an object whose add was lost. client-go
 // queues the delete and notifies it to handlers that never saw the object;
 // kinformer finds no cached object and notifies nothing. The relist after the
 // 410 leaves both caches equal to the source. A real apiserver sends no such
@@ -518,8 +520,18 @@ func TestDifferenceDeleteAfterGap(t *testing.T) {
 		e.run()
 		e.settle()
 		e.src.DropNextEvent()
-		e.create("x") // lost
-		e.delete("x") // delivered, then 410
+		// One batch, so the watch cannot end on the gap before it has the
+		// delete to deliver.
+		err := e.src.Batch(func(b fake.Batch[*corev1.ConfigMap]) error {
+			if _, err := b.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "x"}}); err != nil {
+				return err // lost
+			}
+			_, err := b.Delete("ns", "x") // delivered, then 410
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		e.settle()
 		assertEvents(t, "after the gap", withoutResyncs(rec.take()), want[e.impl.name]...)
 		if got, want := cacheVersions(e.inf.GetStore().List()), e.sourceVersions(); !maps.Equal(got, want) {

@@ -173,13 +173,17 @@ func (s *Source[T]) Update(obj T) (T, error) { return s.write(listwatch.Modified
 // Delete removes the object under namespace/name at a new resource
 // version; watchers see its last state stamped with that version.
 func (s *Source[T]) Delete(namespace, name string) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.deleteLocked(namespace, name)
+}
+
+func (s *Source[T]) deleteLocked(namespace, name string) (T, error) {
 	var zero T
 	key := name
 	if namespace != "" {
 		key = namespace + "/" + name
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	prev, ok := s.objects[key]
 	if !ok {
 		return zero, fmt.Errorf("delete %s: %w", key, ErrNotFound)
@@ -191,13 +195,17 @@ func (s *Source[T]) Delete(namespace, name string) (T, error) {
 }
 
 func (s *Source[T]) write(typ listwatch.EventType, in T) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeLocked(typ, in)
+}
+
+func (s *Source[T]) writeLocked(typ listwatch.EventType, in T) (T, error) {
 	var zero T
 	if in.GetName() == "" {
 		return zero, fmt.Errorf("%s: empty name: %w", typ, ErrInvalid)
 	}
 	key := Key(in)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	prev, exists := s.objects[key]
 	switch {
 	case typ == listwatch.Added && exists:
@@ -209,6 +217,32 @@ func (s *Source[T]) write(typ listwatch.EventType, in T) (T, error) {
 	s.commitLocked(change[T]{typ: typ, key: key, obj: obj, prev: prev, hadPrev: exists})
 	s.objects[key] = obj
 	return s.deepCopy(obj), nil
+}
+
+// Batch runs fn, whose writes through b are Create, Update and Delete of
+// the source, while holding every watch back: a watch's reader sees none
+// of the batch's changes before all of them are queued, as when a server
+// sends several changes in one read. It is not a transaction: the writes
+// before one that fails stay. Batch returns fn's error. fn must not call
+// the source's other methods.
+func (s *Source[T]) Batch(fn func(b Batch[T]) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn(Batch[T]{s: s})
+}
+
+// Batch writes to a source within Source.Batch.
+type Batch[T Object] struct{ s *Source[T] }
+
+// Create is Source.Create within a batch.
+func (b Batch[T]) Create(obj T) (T, error) { return b.s.writeLocked(listwatch.Added, obj) }
+
+// Update is Source.Update within a batch.
+func (b Batch[T]) Update(obj T) (T, error) { return b.s.writeLocked(listwatch.Modified, obj) }
+
+// Delete is Source.Delete within a batch.
+func (b Batch[T]) Delete(namespace, name string) (T, error) {
+	return b.s.deleteLocked(namespace, name)
 }
 
 // commitLocked stamps c with the next version, logs it, compacts to the

@@ -3,6 +3,7 @@ package fake_test
 import (
 	"errors"
 	"io"
+	"strconv"
 	"testing"
 	"testing/synctest"
 
@@ -49,6 +50,45 @@ func TestFakeDroppedLastChangeWakesBlockedReaderWithExpired(t *testing.T) {
 			}
 		default:
 			t.Fatal("reader still blocked in Next after the dropped change")
+		}
+	})
+}
+
+func TestFakeBatchQueuesEveryChangeBeforeTheReaderWakes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSource(t, fake.Options[*corev1.ConfigMap]{})
+		mustCreate(t, s, "kept")
+		before := s.ResourceVersion()
+		w := openAt(t, s, before)
+		got := nextAsync(w)
+		synctest.Wait() // the reader is blocked in Next on an empty stream
+		s.DropNextEvent()
+		err := s.Batch(func(b fake.Batch[*corev1.ConfigMap]) error {
+			if _, err := b.Create(cm("x")); err != nil { // dropped
+				return err
+			}
+			if _, err := b.Delete("ns", "x"); err != nil { // delivered, then 410
+				return err
+			}
+			_, err := b.Create(cm("kept")) // fails: the key is taken
+			return err
+		})
+		if !errors.Is(err, fake.ErrExists) {
+			t.Fatalf("Batch: %v, want the failed write's ErrExists", err)
+		}
+		r := <-got
+		if r.err != nil || r.ev.Type != listwatch.Deleted || r.ev.Object.Name != "x" {
+			t.Fatalf("after the dropped create: %+v, %v; want the delete of x", r.ev, r.err)
+		}
+		if ev := next(t, w); ev.Type != listwatch.Error || !errors.Is(ev.Err, listwatch.ErrExpired) {
+			t.Fatalf("after the gap: %+v; want an Error event with ErrExpired", ev)
+		}
+		// The writes before the failed one stay.
+		if got, want := s.ResourceVersion(), versionAfter(t, before, 2); got != want {
+			t.Errorf("resource version %s after the batch, want %s (two writes after %s)", got, want, before)
+		}
+		if _, ok := s.Get("ns", "x"); ok {
+			t.Error("x still stored after its delete")
 		}
 	})
 }
@@ -184,6 +224,16 @@ func TestFakeHeldFaultsApplyInTheOrderFired(t *testing.T) {
 }
 
 // openAt opens a watch from version rv, closed when the test ends.
+// versionAfter is the resource version n writes after rv.
+func versionAfter(t *testing.T, rv string, n int64) string {
+	t.Helper()
+	v, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strconv.FormatInt(v+n, 10)
+}
+
 func openAt(t *testing.T, s *fake.Source[*corev1.ConfigMap], rv string) listwatch.Watch[*corev1.ConfigMap] {
 	t.Helper()
 	w, err := s.Watch(t.Context(), listwatch.Options{ResourceVersion: rv})

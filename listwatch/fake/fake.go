@@ -8,7 +8,8 @@
 // source keeps a log of changes since its compaction point, so it can
 // serve a watch from any version at or after that point, a list at an
 // exact past version, and continue tokens that pin a snapshot; anything
-// older answers listwatch.ErrExpired.
+// older answers listwatch.ErrExpired. Batch makes several changes at
+// once: each watch has them all queued before its reader can take one.
 //
 // Each watch is a queue filled by the writer and drained by Next; there is
 // no goroutine per watch. All methods are safe for concurrent use.

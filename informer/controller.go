@@ -122,7 +122,7 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 	r, err := reflector.New(reflector.Options[T]{
 		Name:         c.name,
 		Source:       opts.Source,
-		Store:        controllerWriter[T]{c},
+		Store:        c.writer(),
 		KeyFunc:      opts.KeyFunc,
 		Settings:     opts.ListWatch,
 		ErrorHandler: c.report,
@@ -174,47 +174,6 @@ func (c *Controller[T]) Run(ctx context.Context) error {
 // markSynced closes synced, once.
 func (c *Controller[T]) markSynced() {
 	c.syncedOnce.Do(func() { close(c.synced) })
-}
-
-// controllerWriter is the store the reflector writes to: the delta queue,
-// plus a sync check after Replace, which catches a first list with nothing
-// in it (no pop follows to notice it).
-type controllerWriter[T cache.Object] struct{ c *Controller[T] }
-
-func (w controllerWriter[T]) Add(obj T) error    { return w.c.fifo.Add(obj) }
-func (w controllerWriter[T]) Update(obj T) error { return w.c.fifo.Update(obj) }
-func (w controllerWriter[T]) Delete(obj T) error { return w.c.fifo.Delete(obj) }
-
-func (w controllerWriter[T]) Replace(items []T, rv string) error {
-	err := w.c.fifo.Replace(items, rv)
-	if w.c.fifo.HasSynced() {
-		w.c.markSynced()
-	}
-	return err
-}
-
-// BeginRelist lets the reflector apply a relist as it arrives (see
-// cache.DeltaFIFO.BeginRelist), with Replace's sync check at its end.
-func (w controllerWriter[T]) BeginRelist() (cache.RelistSession[T], bool) {
-	s, ok := w.c.fifo.BeginRelist()
-	if !ok {
-		return nil, false
-	}
-	return controllerRelist[T]{RelistSession: s, c: w.c}, true
-}
-
-// controllerRelist is a relist through a controllerWriter.
-type controllerRelist[T cache.Object] struct {
-	cache.RelistSession[T]
-	c *Controller[T]
-}
-
-func (s controllerRelist[T]) Finish(rv string) error {
-	err := s.RelistSession.Finish(rv)
-	if s.c.fifo.HasSynced() {
-		s.c.markSynced()
-	}
-	return err
 }
 
 // resyncLoop asks the queue for Sync deltas every resync period, once the

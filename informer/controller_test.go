@@ -215,6 +215,26 @@ func TestControllerDeliversInitialListThenChanges(t *testing.T) {
 	})
 }
 
+func TestControllerWithAnEmptyFirstListSyncs(t *testing.T) {
+	// No object: no pop follows the list, so the writer itself must see
+	// that the queue has synced and release the waiters.
+	runController(t, informer.ControllerOptions[cmap]{}, nil, func(h *ctrlHarness) {
+		ctx, cancel := context.WithCancel(context.Background()) // of the bubble
+		defer cancel()
+		waited := make(chan bool, 1)
+		go func() { waited <- h.c.WaitForCacheSync(ctx) }()
+		synctest.Wait()
+		select {
+		case ok := <-waited:
+			if !ok {
+				t.Fatal("WaitForCacheSync returned false")
+			}
+		default:
+			t.Fatalf("WaitForCacheSync still waiting after the empty list (HasSynced %v)", h.c.HasSynced())
+		}
+	})
+}
+
 func TestControllerDeletesWithUnknownStateAfterMissedDelete(t *testing.T) {
 	runController(t, informer.ControllerOptions[cmap]{}, []string{"a", "b"}, func(h *ctrlHarness) {
 		h.src.ResetWatches() // the reflector backs off before watching again

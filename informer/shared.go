@@ -2,7 +2,6 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -344,7 +343,7 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 	r, err := reflector.New(reflector.Options[T]{
 		Name:         inf.name,
 		Source:       inf.source,
-		Store:        syncingWriter[T]{inf: inf},
+		Store:        inf.writer(),
 		KeyFunc:      inf.userKey,
 		Settings:     inf.listWatch,
 		ErrorHandler: inf.report,
@@ -563,63 +562,13 @@ func (inf *Shared[T]) flushInitialLocked() {
 	inf.initialAdds = inf.initialAdds[:0]
 }
 
-// syncingWriter is the store the reflector writes to: the delta queue, plus
-// a sync check after Replace, which catches an initial list with nothing in
-// it (no pop would follow to notice it).
-type syncingWriter[T cache.Object] struct{ inf *Shared[T] }
-
-func (w syncingWriter[T]) Add(obj T) error    { return w.written(w.inf.fifo.Add(obj)) }
-func (w syncingWriter[T]) Update(obj T) error { return w.written(w.inf.fifo.Update(obj)) }
-func (w syncingWriter[T]) Delete(obj T) error { return w.written(w.inf.fifo.Delete(obj)) }
-
-// written samples the cache's lag on a write just made.
-func (w syncingWriter[T]) written(err error) error {
-	w.inf.lag.start(w.inf.fifo, w.inf.clock)
-	return err
-}
-
-func (w syncingWriter[T]) Replace(items []T, rv string) error {
-	w.reserve(items)
-	err := w.written(w.inf.fifo.Replace(items, rv))
-	if (err == nil || errors.Is(err, cache.ErrSkipped)) && !w.inf.HasSynced() && w.inf.syncable() {
-		w.inf.markSynced()
-	}
-	return err
-}
-
-// BeginRelist lets the reflector apply a relist as it arrives (see
-// cache.DeltaFIFO.BeginRelist), with Replace's sync check at its end.
-func (w syncingWriter[T]) BeginRelist() (cache.RelistSession[T], bool) {
-	s, ok := w.inf.fifo.BeginRelist()
-	if !ok {
-		return nil, false
-	}
-	return syncingRelist[T]{RelistSession: s, w: w}, true
-}
-
-// syncingRelist is a relist through a syncingWriter.
-type syncingRelist[T cache.Object] struct {
-	cache.RelistSession[T]
-	w syncingWriter[T]
-}
-
-func (s syncingRelist[T]) Apply(items []T) error { return s.w.written(s.RelistSession.Apply(items)) }
-
-func (s syncingRelist[T]) Finish(rv string) error {
-	err := s.w.written(s.RelistSession.Finish(rv))
-	if err == nil && !s.w.inf.HasSynced() && s.w.inf.syncable() {
-		s.w.inf.markSynced()
-	}
-	return err
-}
-
 // reserve sizes an empty cache for a list about to fill it, so that its
 // maps are sized once instead of growing object by object as the pop loop
 // adds them. A cache that holds objects already is left alone: a relist
 // mostly updates what is there.
-func (w syncingWriter[T]) reserve(items []T) {
-	if len(items) < 2 || w.inf.indexer.Len() > 0 {
+func (inf *Shared[T]) reserve(items []T) {
+	if len(items) < 2 || inf.indexer.Len() > 0 {
 		return
 	}
-	w.inf.indexer.Reserve(items)
+	inf.indexer.Reserve(items)
 }

@@ -285,7 +285,7 @@ func TestSharedBlockedHandlerDelaysNobodyAndBacklogStaysBounded(t *testing.T) {
 			name := fmt.Sprintf("o%d", i)
 			versions[i] = [2]*corev1.ConfigMap{cm(name, 2*i+1e7), cm(name, 2*i+1e7+1)}
 		}
-		w := syncingWriter[*corev1.ConfigMap]{inf: h.inf}
+		w := h.inf.writer()
 		maxBacklog := 0
 		for i := range updates {
 			obj := versions[i%objects][(i/objects)%2]

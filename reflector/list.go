@@ -302,16 +302,22 @@ func (r *Reflector[T]) replace(items []T, rv string) (int, error) {
 	if !errors.Is(err, cache.ErrSkipped) {
 		return 0, err
 	}
-	skipped := 1 // a store that does not say how many
+	return max(len(items)-r.skipped(err), 0), nil
+}
+
+// skipped reports, in PhaseList, and counts in Skipped the items a store
+// skipped (err wraps cache.ErrSkipped), and returns how many they are.
+func (r *Reflector[T]) skipped(err error) int {
+	n := 1 // a store that does not say how many
 	var se *cache.SkippedError
 	if errors.As(err, &se) {
-		skipped = len(se.Errs)
+		n = len(se.Errs)
 	}
-	for range skipped {
+	for range n {
 		r.m.Skipped.Inc()
 	}
 	r.report(listwatch.PhaseList, err)
-	return max(len(items)-skipped, 0), nil
+	return n
 }
 
 // streamFailed reports a failed streaming list (unless ctx ended) and

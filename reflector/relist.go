@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/kinformer/kinformer/cache"
-	"github.com/kinformer/kinformer/listwatch"
 )
 
 // relist is a list being applied as it arrives: through a store's relist
@@ -51,23 +50,8 @@ func (l *relist[T]) add(items []T) error {
 	if !errors.Is(err, cache.ErrSkipped) {
 		return err
 	}
-	l.skip(err)
+	l.skipped += l.r.skipped(err)
 	return nil
-}
-
-// skip reports and counts the items a store skipped (err wraps
-// cache.ErrSkipped).
-func (l *relist[T]) skip(err error) {
-	n := 1 // a store that does not say how many
-	var se *cache.SkippedError
-	if errors.As(err, &se) {
-		n = len(se.Errs)
-	}
-	for range n {
-		l.r.m.Skipped.Inc()
-	}
-	l.skipped += n
-	l.r.report(listwatch.PhaseList, err)
 }
 
 // addOne takes one listed object (a streaming list's ADDED event).

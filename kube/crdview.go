@@ -47,6 +47,11 @@ func DynamicView[T cache.Object](ctx context.Context, cfg *rest.Config, res Reso
 	if err != nil {
 		return nil, err
 	}
+	return dynamicViewSource[T](cfg, res, plan, opts)
+}
+
+// dynamicViewSource is the source of views T of res, read with plan.
+func dynamicViewSource[T cache.Object](cfg *rest.Config, res Resource, plan *project.Plan, opts SourceOptions) (listwatch.ListerWatcher[T], error) {
 	if err := viewShardable[T](opts.Shard); err != nil {
 		return nil, err
 	}
@@ -142,7 +147,9 @@ func crdSchema(ctx context.Context, cfg *rest.Config, gvr schema.GroupVersionRes
 // custom resource res (see DynamicView), creating it on first use; ctx
 // bounds the read of the resource's schema then. Its Key has Source
 // SourceDynamicView and the view's type in View. Checkpoints are not
-// available for views.
+// available for views. Every call reads the schema (one GET), also when
+// the informer exists already: keep the informer it returns instead of
+// asking for it on every reconcile.
 func DynamicViewInformer[T cache.Object](ctx context.Context, f *Factory, res Resource, opts InformerOptions[T]) (*informer.Shared[T], error) {
 	id, src, err := dynamicViewKey[T](ctx, f, res, opts)
 	if err != nil {
@@ -171,10 +178,6 @@ func dynamicViewKey[T cache.Object](ctx context.Context, f *Factory, res Resourc
 		return id, nil, err
 	}
 	return id, func(so SourceOptions) (listwatch.ListerWatcher[T], error) {
-		if err := viewShardable[T](so.Shard); err != nil {
-			return nil, err
-		}
-		c := viewCodec[T](plan, builtin{}, res.GVR.GroupVersion().String(), res.Kind, false, viewStrings(so))
-		return newSource(f.cfg, res.GVR, res.Namespaced, so, c)
+		return dynamicViewSource[T](f.cfg, res, plan, so)
 	}, nil
 }

@@ -52,8 +52,8 @@ func (w queueWriter[T]) after(err error) error {
 	return err
 }
 
-// whole runs the listed hook.
-func (w queueWriter[T]) whole() {
+// afterList runs the listed hook.
+func (w queueWriter[T]) afterList() {
 	if w.listed != nil {
 		w.listed()
 	}
@@ -64,7 +64,7 @@ func (w queueWriter[T]) Replace(items []T, rv string) error {
 		w.fill(items)
 	}
 	err := w.after(w.fifo.Replace(items, rv))
-	w.whole()
+	w.afterList()
 	return err
 }
 
@@ -89,6 +89,6 @@ func (s queueRelist[T]) Delete(obj T) error    { return s.w.after(s.RelistSessio
 
 func (s queueRelist[T]) Finish(rv string) error {
 	err := s.w.after(s.RelistSession.Finish(rv))
-	s.w.whole()
+	s.w.afterList()
 	return err
 }

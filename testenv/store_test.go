@@ -52,3 +52,32 @@ func TestStoreObjectsAreServedByTheAPI(t *testing.T) {
 		}
 	}
 }
+
+// A list right after StoreObjects sees every object. The watch cache applies each of
+// StoreObjects' transactions one object at a time; before its final mark a list missed up
+// to a transaction's objects in about one try in ten, so twenty tries.
+func TestStoredObjectsAreAllListedRightAfter(t *testing.T) {
+	dumpLogsOnFailure(t, shared)
+	ctx := testContext(t)
+	const tries, n = 20, 250
+	for try := range tries {
+		ns := "stored-list-" + strconv.Itoa(try)
+		if err := shared.CreateNamespace(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+		err := shared.StoreObjects(ctx, "configmaps", n, func(i int) StoredObject {
+			return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-" + strconv.Itoa(i), Namespace: ns,
+				UID: types.UID(ns + "-" + strconv.Itoa(i))}}
+		}, BulkOptions{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := shared.Clientset().CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != n {
+			t.Errorf("try %d: listed %d config maps right after storing %d", try, len(list.Items), n)
+		}
+	}
+}

@@ -43,7 +43,10 @@ const DefaultStoreWorkers = 4
 // the caller sets whatever of that the objects should carry (typically copied from an object
 // created through the API). An object that exists is overwritten. The apiserver sees the
 // writes through its watch on etcd, as it sees another apiserver's: its watch cache and every
-// watch get them as events. Only resources stored under their plain resource name work (core
+// watch get them as events. The objects of one transaction share a resource version, which
+// the apiserver's own writes never do: a watch that ends among them and resumes at that
+// version misses the rest, so seed before watching. Only resources stored under their plain
+// resource name work (core
 // resources such as pods, config maps and secrets; not those the apiserver stores under
 // another name).
 func (e *Env) StoreObjects(ctx context.Context, resource string, n int, obj func(i int) StoredObject, opts BulkOptions) error {

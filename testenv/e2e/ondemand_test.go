@@ -116,6 +116,13 @@ func TestOnDemandInformersFollowCRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	startAndSync(t, f, errs)
+	// The pod informer may report synced before its reflector has opened
+	// the watch that follows the list, and with it the watch's guard: a
+	// pod seen arriving means that watch runs.
+	if err := env.CreatePods(t.Context(), ns, 1, testenv.BulkOptions{NamePrefix: "first-"}); err != nil {
+		t.Fatal(err)
+	}
+	requireCacheMatches(t, pods.Cache(), listPods(ns, metav1.ListOptions{}))
 	// Goroutines running now (the pod informer, connections, the
 	// control plane's helpers) are not the acquired informers'.
 	before := goleak.IgnoreCurrent()

@@ -34,8 +34,9 @@ const DefaultStoreWorkers = 4
 // apiserver stores them: protobuf (the "k8s\x00" envelope with apiVersion and kind), under
 // /registry/RESOURCE/NAMESPACE/NAME (RESOURCE/NAME for cluster-scoped objects), without a
 // resource version, in transactions of up to 100 objects, BulkOptions.Workers of them at a
-// time (0: DefaultStoreWorkers). It returns once all are written or at the first error; a
-// list without a resource version made after it returns sees every object (see markStored).
+// time (0: DefaultStoreWorkers), then one write outside /registry. It returns once all are
+// written or at the first error; a list without a resource version made after it returns
+// sees every object.
 //
 // It is how tests and benchmarks seed many objects fast: about two orders of magnitude faster
 // than creating them through the API on a small machine. Nothing the API does on a create
@@ -46,9 +47,8 @@ const DefaultStoreWorkers = 4
 // watch get them as events. The objects of one transaction share a resource version, which
 // the apiserver's own writes never do: a watch that ends among them and resumes at that
 // version misses the rest, so seed before watching. Only resources stored under their plain
-// resource name work (core
-// resources such as pods, config maps and secrets; not those the apiserver stores under
-// another name).
+// resource name work (core resources such as pods, config maps and secrets; not those the
+// apiserver stores under another name).
 func (e *Env) StoreObjects(ctx context.Context, resource string, n int, obj func(i int) StoredObject, opts BulkOptions) error {
 	e.mu.Lock()
 	stopped := e.stopped

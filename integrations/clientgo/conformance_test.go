@@ -503,11 +503,12 @@ func TestConformanceIndexer(t *testing.T) {
 
 // TestDifferenceDeleteAfterGap shows one known difference. A watch stream
 // with a gap (the fake's DropNextEvent: one event lost, the next delivered,
-// then 410; both written in one Batch) can deliver the delete of an object whose add was lost. client-go
-// queues the delete and notifies it to handlers that never saw the object;
-// kinformer finds no cached object and notifies nothing. The relist after the
-// 410 leaves both caches equal to the source. A real apiserver sends no such
-// gap, so this only shows under fault injection.
+// then 410; both written in one Batch) can deliver the delete of an object
+// whose add was lost. client-go queues the delete and notifies it to
+// handlers that never saw the object; kinformer finds no cached object and
+// notifies nothing. The relist after the 410 leaves both caches equal to
+// the source. A real apiserver sends no such gap, so this only shows under
+// fault injection.
 func TestDifferenceDeleteAfterGap(t *testing.T) {
 	want := map[string][]string{
 		"client-go": {"delete x@3"},

@@ -223,7 +223,6 @@ func TestFakeHeldFaultsApplyInTheOrderFired(t *testing.T) {
 	})
 }
 
-// openAt opens a watch from version rv, closed when the test ends.
 // versionAfter is the resource version n writes after rv.
 func versionAfter(t *testing.T, rv string, n int64) string {
 	t.Helper()
@@ -234,6 +233,7 @@ func versionAfter(t *testing.T, rv string, n int64) string {
 	return strconv.FormatInt(v+n, 10)
 }
 
+// openAt opens a watch from version rv, closed when the test ends.
 func openAt(t *testing.T, s *fake.Source[*corev1.ConfigMap], rv string) listwatch.Watch[*corev1.ConfigMap] {
 	t.Helper()
 	w, err := s.Watch(t.Context(), listwatch.Options{ResourceVersion: rv})

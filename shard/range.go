@@ -91,18 +91,42 @@ func hexBound(v uint64, isEnd bool) string {
 	return fmt.Sprintf("0x%016x", v)
 }
 
+// MaxSplit is the largest number of equal ranges Split, SplitPart and
+// ParseSet's "i/n" cut the hash space into. Each range of MaxSplit still
+// holds 2^48 hashes, far more than a resource has objects; a larger n is
+// a typing mistake, so it is refused rather than trusted (a replica group
+// owning a range per watch, or a command line printing a line per range,
+// would otherwise do work in proportion to it).
+const MaxSplit = 1 << 16
+
 // Split cuts the hash space into n ranges of equal size (to within one
 // hash), in order: range i of n is the shard of replica i in a static
-// n-way split. n must be at least 1.
+// n-way split, the same range SplitPart(i, n) returns. n must be in
+// [1, MaxSplit]; Split panics otherwise.
 func Split(n int) []Range {
-	if n < 1 {
-		panic("shard: Split needs n >= 1")
-	}
+	checkSplit(n)
 	out := make([]Range, n)
 	for i := range n {
 		out[i] = Range{Start: boundary(i, n), End: boundary(i+1, n)}
 	}
 	return out
+}
+
+// SplitPart returns range i of Split(n), computed on its own: it costs
+// the same for every n. It needs 1 <= n <= MaxSplit and 0 <= i < n, and
+// panics otherwise.
+func SplitPart(i, n int) Range {
+	checkSplit(n)
+	if i < 0 || i >= n {
+		panic(fmt.Sprintf("shard: SplitPart(%d, %d) needs 0 <= i < n", i, n))
+	}
+	return Range{Start: boundary(i, n), End: boundary(i+1, n)}
+}
+
+func checkSplit(n int) {
+	if n < 1 || n > MaxSplit {
+		panic(fmt.Sprintf("shard: Split needs 1 <= n <= MaxSplit (%d), got %d", MaxSplit, n))
+	}
 }
 
 // boundary returns floor(i * 2^64 / n) for 0 <= i <= n, with 2^64 as 0.

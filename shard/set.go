@@ -155,7 +155,9 @@ func (s Set) String() string {
 // "namespace"), a colon, then either "i/n", range i (from 0) of Split(n),
 // or comma-separated ranges "0x…-0x…" in KEP-5866's notation (16 hex
 // digits, "0x10000000000000000" for the end of the space; a list of "i/n"
-// may be mixed in). The empty string is the zero Set.
+// may be mixed in). n is at most MaxSplit. The empty string is the zero
+// Set. Every error wraps ErrInvalid, and no number in text sizes an
+// allocation: what ParseSet allocates grows with len(text) only.
 func ParseSet(text string) (Set, error) {
 	if text == "" {
 		return Set{}, nil
@@ -192,7 +194,10 @@ func parseRange(s string) (Range, error) {
 		if err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
 			return Range{}, fmt.Errorf("range %q: want i/n with 0 <= i < n", s)
 		}
-		return Split(n)[i], nil
+		if n > MaxSplit {
+			return Range{}, fmt.Errorf("range %q: at most %d ranges (shard.MaxSplit), got %d", s, MaxSplit, n)
+		}
+		return SplitPart(i, n), nil
 	}
 	a, b, ok := strings.Cut(s, "-")
 	if !ok {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -231,13 +233,25 @@ func TestParseSet(t *testing.T) {
 	}
 }
 
+// ParseSet never panics, fails only with ErrInvalid, allocates in
+// proportion to the text's length at most (never to a number in it), and
+// what it accepts renders back to the same Set.
 func FuzzParseSetRoundTrips(f *testing.F) {
-	for _, s := range []string{"uid:0/3", "namespace:0x0000000000000001-0x0000000000000002", "uid:1/2,0/4"} {
+	for _, s := range []string{"uid:0/3", "namespace:0x0000000000000001-0x0000000000000002", "uid:1/2,0/4",
+		"uid:3/10000000", "uid:0/9223372036854775807", "namespace:65535/65536", "uid:-1/2", "uid:0/0",
+		"uid:0x0000000000000000-0x10000000000000000", "uid:0x10000000000000000-0x10000000000000000", ":", "uid:,"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := shard.ParseSet(text)
+		var s shard.Set
+		var err error
+		if n := allocatedBy(func() { s, err = shard.ParseSet(text) }); n > 16<<10+64*uint64(len(text)) {
+			t.Fatalf("ParseSet(%q) allocated %d bytes", text, n)
+		}
 		if err != nil {
+			if !errors.Is(err, shard.ErrInvalid) {
+				t.Fatalf("ParseSet(%q): %v does not wrap ErrInvalid", text, err)
+			}
 			return
 		}
 		again, err := shard.ParseSet(s.String())
@@ -245,4 +259,70 @@ func FuzzParseSetRoundTrips(f *testing.F) {
 			t.Fatalf("%q -> %q -> %v, %v", text, s.String(), again, err)
 		}
 	})
+}
+
+func TestSplitPartIsRangeIOfSplit(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 1000, shard.MaxSplit} {
+		rs := shard.Split(n)
+		for _, i := range []int{0, 1, n / 2, n - 2, n - 1} {
+			if i < 0 || i >= n {
+				continue
+			}
+			if got := shard.SplitPart(i, n); got != rs[i] {
+				t.Errorf("SplitPart(%d, %d) = %v, Split(%d)[%d] = %v", i, n, got, n, i, rs[i])
+			}
+		}
+	}
+	// The boundaries stay those of floor(i * 2^64 / n).
+	if got, want := shard.SplitPart(1, 3), (shard.Range{Start: 0x5555555555555555, End: 0xaaaaaaaaaaaaaaaa}); got != want {
+		t.Errorf("SplitPart(1, 3) = %v, want %v", got, want)
+	}
+}
+
+func TestSplitPanicsBeyondMaxSplit(t *testing.T) {
+	for _, f := range []func(){func() { shard.Split(shard.MaxSplit + 1) }, func() { shard.SplitPart(0, shard.MaxSplit+1) },
+		func() { shard.SplitPart(3, 3) }, func() { shard.Split(0) }} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestParseSetRefusesMoreThanMaxSplitRanges(t *testing.T) {
+	text := fmt.Sprintf("uid:0/%d", shard.MaxSplit+1)
+	_, err := shard.ParseSet(text)
+	if !errors.Is(err, shard.ErrInvalid) || !strings.Contains(err.Error(), "at most 65536 ranges") {
+		t.Errorf("ParseSet(%q): %v, want ErrInvalid naming the limit", text, err)
+	}
+	if _, err := shard.ParseSet(fmt.Sprintf("uid:%d/%d", shard.MaxSplit-1, shard.MaxSplit)); err != nil {
+		t.Errorf("the last range of MaxSplit: %v", err)
+	}
+}
+
+// allocatedBy returns the bytes f allocates, as the runtime counts them
+// (other goroutines of this test binary are idle while it runs).
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// "i/n" finds range i without building the other n-1, whatever n is: a
+// number in the text never sizes an allocation, and never panics.
+func TestParseSetAllocatesNothingProportionalToN(t *testing.T) {
+	for _, text := range []string{"uid:3/10000000", "uid:3/65536", "namespace:65535/65536",
+		"uid:0/9223372036854775807", "uid:9223372036854775806/9223372036854775807", "uid:0/99999999999999999999999"} {
+		var err error
+		_, _ = shard.ParseSet("uid:x/y") // fmt's first error warms its pools up
+		if n := allocatedBy(func() { _, err = shard.ParseSet(text) }); n > 16<<10 {
+			t.Errorf("ParseSet(%q) allocated %d bytes (err %v)", text, n, err)
+		}
+	}
 }

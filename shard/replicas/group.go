@@ -49,7 +49,7 @@ type GroupOptions struct {
 	// Slots is the number of equal ranges the hash space is cut into: the
 	// unit of assignment and handoff. Every member must use the same.
 	// More slots balance better, but each owned range is one watch.
-	// Default DefaultSlots.
+	// At most shard.MaxSplit. Default DefaultSlots.
 	Slots int
 	// LeaseDuration is how long a Lease stands without renewal (written in
 	// the Lease rounded up to whole seconds). A silent member is left out
@@ -167,8 +167,8 @@ func NewGroup(opts GroupOptions) (*Group, error) {
 	if opts.Slots == 0 {
 		opts.Slots = DefaultSlots
 	}
-	if opts.Slots < 1 {
-		return nil, fmt.Errorf("replicas: NewGroup: Slots %d", opts.Slots)
+	if opts.Slots < 1 || opts.Slots > shard.MaxSplit {
+		return nil, fmt.Errorf("replicas: NewGroup: Slots %d: want 1 to shard.MaxSplit (%d)", opts.Slots, shard.MaxSplit)
 	}
 	if opts.LeaseDuration == 0 {
 		opts.LeaseDuration = DefaultLeaseDuration

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -365,4 +366,15 @@ func TestGroupLeavesGapFree(t *testing.T) {
 		}
 		c.checkNoErrors()
 	})
+}
+
+// Slots past shard.MaxSplit is an error, not a panic or a slice sized by
+// the option.
+func TestNewGroupRefusesMoreSlotsThanMaxSplit(t *testing.T) {
+	for _, slots := range []int{-1, shard.MaxSplit + 1, math.MaxInt} {
+		_, err := NewGroup(GroupOptions{Name: testGroup, Namespace: testLeases, Identity: "a", Client: newLeaseClient(), Slots: slots})
+		if err == nil {
+			t.Errorf("Slots %d accepted", slots)
+		}
+	}
 }

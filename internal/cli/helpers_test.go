@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"runtime"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,4 +36,14 @@ func podTarget(namespace string) target {
 func deployTarget(namespace string, index int) target {
 	return target{arg: "deploy", namespace: namespace, index: index, res: kube.Resource{
 		GVR: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Kind: "Deployment", Namespaced: true}}
+}
+
+// allocatedBy returns the bytes f allocates, as the runtime counts them
+// (other goroutines of the test binary are idle while it runs).
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -181,8 +181,14 @@ func printShardGroup(w io.Writer, group string, leases []coordinationv1.Lease, n
 			renewed = age.Round(100*time.Millisecond).String() + " ago"
 			stands = age < time.Duration(*l.Spec.LeaseDurationSeconds)*time.Second
 		}
+		// The slot count is the cluster's text: beyond shard.MaxSplit no
+		// replica could have written it (NewGroup refuses it), and it must
+		// not size the list of unclaimed ranges below.
 		n, _ := strconv.Atoi(l.Annotations[replicas.SlotsAnnotation])
-		slots = max(slots, n)
+		valid := n > 0 && n <= shard.MaxSplit
+		if valid {
+			slots = max(slots, n)
+		}
 		ranges := l.Annotations[replicas.RangesAnnotation]
 		if stands {
 			for part := range strings.SplitSeq(ranges, ",") {
@@ -194,8 +200,11 @@ func printShardGroup(w io.Writer, group string, leases []coordinationv1.Lease, n
 		if ranges == "" {
 			ranges = "-"
 		}
-		if n > 0 {
+		switch {
+		case valid:
 			ranges += fmt.Sprintf(" (of %d)", n)
+		case n > 0:
+			ranges += fmt.Sprintf(" (of %d: invalid)", n)
 		}
 		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%v\t%v\t%s\n", holder, l.Namespace, l.Name, renewed, stands,
 			l.Annotations[replicas.LeavingAnnotation] == "true", ranges)

@@ -73,3 +73,18 @@ func TestShardsRejectsBadFlagsBeforeConnecting(t *testing.T) {
 		}
 	}
 }
+
+// A Lease's slot count is text from the cluster: a huge one is shown as
+// invalid, and neither sizes the list of unclaimed ranges nor its work.
+func TestShardGroupViewBoundsTheSlotCountItReads(t *testing.T) {
+	huge := groupLease("a", "0", time.Second, false)
+	huge.Annotations[replicas.SlotsAnnotation] = "2000000"
+	var out bytes.Buffer
+	var err error
+	if n := allocatedBy(func() { err = printShardGroup(&out, "g", []coordinationv1.Lease{huge}, testNow) }); n > 1<<20 {
+		t.Errorf("printShardGroup allocated %d bytes for a Lease of 2000000 slots", n)
+	}
+	if err != nil || !strings.Contains(out.String(), "0 (of 2000000: invalid)") || strings.Contains(out.String(), "no standing Lease claims") {
+		t.Errorf("%v:\n%.500s", err, out.String())
+	}
+}

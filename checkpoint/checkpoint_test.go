@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -40,7 +42,7 @@ func podCodec(t testing.TB) checkpoint.Codec[*corev1.Pod] {
 	return c
 }
 
-var podID = checkpoint.Identity{Resource: "typed /v1, Resource=pods namespace=shop", Type: checkpoint.TypeName[*corev1.Pod](), Encoding: "protobuf"}
+var podID = checkpoint.Identity{Cluster: "7d0c9a4e-cluster-a", Resource: "typed /v1, Resource=pods namespace=shop", Type: checkpoint.TypeName[*corev1.Pod](), Encoding: "protobuf"}
 
 func encode(t testing.TB, snap checkpoint.Snapshot[*corev1.Pod]) []byte {
 	var b bytes.Buffer
@@ -72,7 +74,7 @@ func TestRoundTripOfBuiltinAndUnstructuredObjects(t *testing.T) {
 	if err != nil || uc.Name != "json" {
 		t.Fatalf("unstructured codec %q, %v", uc.Name, err)
 	}
-	uid := checkpoint.Identity{Resource: "dynamic widgets", Type: checkpoint.TypeName[*unstructured.Unstructured](), Encoding: uc.Name}
+	uid := checkpoint.Identity{Cluster: "c", Resource: "dynamic widgets", Type: checkpoint.TypeName[*unstructured.Unstructured](), Encoding: uc.Name}
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "e.x/v1", "kind": "Widget",
 		"metadata": map[string]any{"name": "w", "namespace": "ns", "resourceVersion": "9"}, "spec": map[string]any{"size": int64(3)}}}
 	var b bytes.Buffer
@@ -122,11 +124,17 @@ func TestDecodeRefusesBadCheckpoints(t *testing.T) {
 	check("trailing garbage", append(bytes.Clone(good), 0), podID, checkpoint.ErrCorrupt)
 	check("not a checkpoint", []byte("apiVersion: v1\nkind: Pod\n"), podID, checkpoint.ErrCorrupt)
 
-	v2 := bytes.Clone(good)
-	binary.BigEndian.PutUint16(v2[8:], 2)
-	check("format version 2", v2, podID, checkpoint.ErrVersion)
+	v1 := bytes.Clone(good)
+	binary.BigEndian.PutUint16(v1[8:], 1)
+	check("format version 1 (no cluster)", v1, podID, checkpoint.ErrVersion)
 
 	other := podID
+	other.Cluster = "0b5e7c11-cluster-b"
+	check("another cluster", good, other, checkpoint.ErrOtherCluster)
+	other.Cluster = ""
+	check("an unknown cluster", good, other, checkpoint.ErrOtherCluster)
+
+	other = podID
 	other.Resource = "typed /v1, Resource=pods namespace=db"
 	check("another namespace", good, other, checkpoint.ErrMismatch)
 	other = podID
@@ -253,5 +261,54 @@ func TestDecodeOfALargeCheckpoint(t *testing.T) {
 	}
 	if snap, err := checkpoint.Decode(bytes.NewReader(data), podID, failing); !errors.Is(err, checkpoint.ErrCorrupt) || len(snap.Items) != 0 {
 		t.Fatalf("a failing object: %v, %d items", err, len(snap.Items))
+	}
+}
+
+// A path that is not a regular file is refused without reading from it:
+// a FIFO with no writer would block an ordinary open forever, a device
+// would be read as a checkpoint.
+func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	toDir, toFIFO := filepath.Join(dir, "to-dir"), filepath.Join(dir, "to-fifo")
+	if err := os.Symlink(sub, toDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(fifo, toFIFO); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, sub, toDir, toFIFO, os.DevNull} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := checkpoint.Read(path, podID, podCodec(t))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, checkpoint.ErrNotRegular) {
+				t.Errorf("%s: err = %v, want ErrNotRegular", path, err)
+			}
+		case <-time.After(10 * time.Second): // a blocked open never returns: fail rather than hang
+			t.Fatalf("%s: Read blocked", path)
+		}
+	}
+	// A symbolic link to a good checkpoint is read through.
+	good := filepath.Join(dir, "good.ckpt")
+	if err := checkpoint.Write(good, podID, podCodec(t), checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "9", Items: pods(2)}); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.ckpt")
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err := checkpoint.Read(link, podID, podCodec(t)); err != nil || len(snap.Items) != 2 {
+		t.Fatalf("symlink to a checkpoint: %d items, %v", len(snap.Items), err)
 	}
 }

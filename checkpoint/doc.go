@@ -3,20 +3,28 @@
 // listing everything again (a warm restart).
 //
 // A checkpoint holds the cached objects, the resource version they
-// reflect, and the identity of the informer that wrote it (the resource,
-// its selectors, the objects' Go type and encoding). Read refuses anything
-// it cannot trust, and says why: a file that is truncated or whose checksum
-// does not match (ErrCorrupt), of another format version (ErrVersion), or
-// of another informer (ErrMismatch). Callers then start cold; a checkpoint
-// is never half-loaded.
+// reflect, and the identity of the informer that wrote it (the cluster,
+// the resource, its selectors, the objects' Go type and encoding). Read
+// refuses anything it cannot trust, and says why: a path that is not a
+// regular file (ErrNotRegular, found without reading from it), a file that
+// is truncated or whose checksum does not match (ErrCorrupt), of another
+// format version (ErrVersion), of another cluster (ErrOtherCluster) or of
+// another informer (ErrMismatch). Callers then start cold; a checkpoint is
+// never half-loaded.
+//
+// A file that passes every check is still not the truth: it is what the
+// cluster held at its resource version. package informer has the server
+// confirm that version before anything of the file is served (see
+// informer.CheckpointOptions).
 //
 // # Format
 //
-// Version 1, all integers big-endian:
+// Version 2, all integers big-endian:
 //
 //	magic    8 bytes   "KINFCKPT"
-//	version  uint16    1
-//	header   uint32 n, then n bytes of JSON: identity, resource version,
+//	version  uint16    2
+//	header   uint32 n, then n bytes of JSON: identity (cluster, resource,
+//	                   type, encoding), resource version,
 //	                   object count, time written
 //	objects  count times: uvarint n, then n bytes (Codec.Encode's output:
 //	                   protobuf for built-in types, JSON otherwise)

@@ -80,8 +80,11 @@ func TypeName[T cache.Object]() string { return reflect.TypeFor[T]().String() }
 
 // Path is the file of id's checkpoint in dir: a readable prefix from the
 // resource (so an operator can tell the files apart) and a hash of the
-// whole identity (so that two selections of one resource never share a
-// file).
+// identity but its Cluster (so that two selections of one resource never
+// share a file). The cluster is left out so that a path can be named
+// before the cluster is known: a file of another cluster in the same
+// directory is refused by Read (ErrOtherCluster) and replaced by the next
+// Write.
 func Path(dir string, id Identity) string {
 	h := fnv.New64a()
 	for _, s := range []string{id.Resource, id.Type, id.Encoding} {
@@ -142,9 +145,12 @@ func Write[T cache.Object](path string, id Identity, codec Codec[T], snap Snapsh
 }
 
 // Read loads the checkpoint at path (see Decode). A missing file is an
-// error matching os.ErrNotExist: no checkpoint yet, not a bad one.
+// error matching os.ErrNotExist: no checkpoint yet, not a bad one. A path
+// that is not a regular file, or a symbolic link to one, is ErrNotRegular:
+// it is opened without blocking (a FIFO with no writer, a device) and
+// closed unread.
 func Read[T cache.Object](path string, id Identity, codec Codec[T]) (Snapshot[T], error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return Snapshot[T]{}, fmt.Errorf("checkpoint: %w", err)
 	}
@@ -154,4 +160,41 @@ func Read[T cache.Object](path string, id Identity, codec Codec[T]) (Snapshot[T]
 		return Snapshot[T]{}, fmt.Errorf("checkpoint %s: %w", path, err)
 	}
 	return snap, nil
+}
+
+// openRegular opens path for reading if it is a regular file. The open
+// itself cannot block (openFlags), and the check is made on the opened
+// file, so that nothing swapped in between the check and the open is read.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is %s", ErrNotRegular, path, describeMode(fi.Mode()))
+	}
+	return f, nil
+}
+
+// describeMode names the kind of file m is.
+func describeMode(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file (mode " + m.String() + ")"
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/kinformer/kinformer/cache"
 )
 
-// Version is the format version Write produces and Read accepts.
-const Version = 1
+// Version is the format version Write produces and Read accepts. Version
+// 2 added the cluster to the identity; a version 1 file is refused
+// (ErrVersion), so the first start after an upgrade is a cold one.
+const Version = 2
 
 const (
 	magic   = "KINFCKPT"
@@ -36,14 +38,27 @@ var (
 	ErrCorrupt = errors.New("checkpoint corrupt")
 	// ErrVersion: the file is of a format version this code does not read.
 	ErrVersion = errors.New("checkpoint of another format version")
-	// ErrMismatch: the file belongs to another informer: another resource,
-	// selection, object type or encoding.
+	// ErrMismatch: the file belongs to another informer: another cluster,
+	// resource, selection, object type or encoding.
 	ErrMismatch = errors.New("checkpoint of another informer")
+	// ErrOtherCluster: the file was written for another cluster (or for
+	// an unknown one). It wraps ErrMismatch.
+	ErrOtherCluster = fmt.Errorf("%w: written for another cluster", ErrMismatch)
+	// ErrNotRegular: the path is not a regular file (a directory, FIFO,
+	// device or socket, or a symbolic link to one). Read refuses it
+	// without reading from it, so it never blocks on a FIFO or a device.
+	ErrNotRegular = errors.New("checkpoint path is not a regular file")
 )
 
 // Identity is what a checkpoint belongs to. Read loads a checkpoint only
 // into the Identity that wrote it, field for field.
 type Identity struct {
+	// Cluster names the cluster the objects came from: for a kube.Factory
+	// informer, the uid of the cluster's kube-system namespace, read from
+	// the server. A checkpoint is read only into an Identity naming the
+	// same, non-empty cluster, so that a file copied from another cluster
+	// (or left in a shared directory) is never served as this one's.
+	Cluster string `json:"cluster"`
 	// Resource names the resource and which of its objects are cached:
 	// for a kube.Factory informer, its Key (source kind, group, version,
 	// resource, namespace, label, field and shard selectors).
@@ -215,6 +230,10 @@ func Decode[T cache.Object](r io.Reader, id Identity, codec Codec[T]) (Snapshot[
 // match checks a checkpoint's identity against the reader's.
 func match(got, want Identity) error {
 	switch {
+	case want.Cluster == "":
+		return fmt.Errorf("%w: this informer's cluster is unknown", ErrOtherCluster)
+	case got.Cluster != want.Cluster:
+		return fmt.Errorf("%w: written for cluster %q, this is %q", ErrOtherCluster, got.Cluster, want.Cluster)
 	case got.Resource != want.Resource:
 		return fmt.Errorf("%w: written for %q, not %q", ErrMismatch, got.Resource, want.Resource)
 	case got.Type != want.Type:

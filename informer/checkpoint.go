@@ -3,13 +3,10 @@ package informer
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/checkpoint"
-	"github.com/kinformer/kinformer/reflector"
 )
 
 // Defaults of CheckpointOptions.
@@ -30,28 +27,54 @@ const (
 // version written with them (the informer retries every second while it is
 // not); writing happens off the informer's processing goroutine.
 //
-// Starting from a checkpoint. Run reads the file before anything else. A
-// checkpoint that fails any check (truncated, corrupt, of another format
-// version, resource, selection, type or encoding) is reported to the
-// ErrorHandler, wrapped so that errors.Is matches checkpoint.ErrCorrupt,
-// ErrVersion or ErrMismatch, and ignored: the informer starts with a full
-// list, as without checkpoints. A good one fills the cache at once, and
-// the informer watches from its resource version:
+// Starting from a checkpoint. Run has the reflector read the file before
+// anything else, off Run's goroutine (Run returns when its context ends,
+// whatever the file is). A checkpoint is trusted only for the cluster and
+// the objects it was written for: a path that is not a regular file, a
+// file truncated or corrupt, of another format version, of another
+// cluster (Identity.Cluster, or what Cluster answers), resource,
+// selection, type or encoding is reported to the ErrorHandler, wrapped so
+// that errors.Is matches checkpoint.ErrNotRegular, ErrCorrupt, ErrVersion,
+// ErrOtherCluster or ErrMismatch, counted in
+// metrics.CheckpointMetrics.Refused, and ignored: the informer starts with
+// a full list, as without checkpoints. A file that passes every check is
+// held back until the server has answered a list of one object at
+// exactly the checkpoint's resource version:
 //
-//   - Handlers get an OnAdd with isInInitialList set for every object of
-//     the checkpoint, as for an initial list: a controller handles them as
-//     it handles its initial list after any start.
-//   - HasSynced (the informer's and the registrations') stays false until
-//     the server has confirmed the checkpoint's version (a watch from it
-//     opened, and a one-object list at exactly that version succeeded).
-//     The changes made since then then arrive as ordinary notifications.
-//   - If the server no longer has that version (410 Gone: the checkpoint is
-//     older than its history), the informer lists at once and handlers
-//     get only the real differences between the checkpoint and the list:
-//     an OnAdd for a new object, an OnUpdate for a changed one (a new
-//     resource version), an OnDelete with stateUnknown for one that is
-//     gone, and nothing for the objects that did not change (unless their
-//     resync is due).
+//   - The server has that version: the cache is filled with the
+//     checkpoint's objects, handlers get an OnAdd with isInInitialList set
+//     for each, as for an initial list, and the informer watches from that
+//     version, so the changes made since then arrive as ordinary
+//     notifications. HasSynced turns true once the checkpoint's objects
+//     are applied.
+//   - The server is behind that version ("too large resource version":
+//     the cluster was restored from a backup, or the file comes from a
+//     cluster the identity check could not tell apart): the checkpoint is
+//     refused (reflector.ErrResumeRefused, reason "server-behind") and
+//     nothing of it is served.
+//   - The server no longer has that version (410 Gone: the checkpoint is
+//     older than its history). This is the one case where the file is
+//     served before the server has confirmed its content: the cache is
+//     filled with it and the informer relists at once, and handlers get
+//     the checkpoint's objects as initial adds, then only the real
+//     differences the list finds: an OnAdd for a new object, an OnUpdate
+//     for a changed one (a new resource version), an OnDelete with
+//     stateUnknown for one that is gone, and nothing for the objects that
+//     did not change (unless their resync is due). It is safe in the sense
+//     that the objects are this cluster's (its identity checked) as they
+//     were at an earlier version — what an informer shows after a long
+//     disconnection — and HasSynced stays false until the relist is
+//     applied, so a controller that waits for sync before acting on its
+//     cache never acts on them.
+//   - The server does not answer (or answers with another error): the
+//     question is asked again after a back-off, and nothing is served
+//     meanwhile.
+//
+// A cluster restored from an etcd backup keeps its identity. Right after
+// the restore the server is behind every checkpoint written since the
+// backup, which are refused; but a checkpoint read once the restored
+// cluster has moved past its version again would be confirmed. Delete the
+// checkpoint directory when restoring a cluster from a backup.
 //
 // Objects read from a checkpoint go through Transform again, which must
 // therefore accept its own output (DropManagedFields does). Identity must
@@ -64,8 +87,16 @@ type CheckpointOptions[T cache.Object] struct {
 	Path string
 	// Identity names what the informer caches; a checkpoint is read only
 	// into the same Identity. Type and Encoding, when empty, are T's name
-	// and the Codec's.
+	// and the Codec's. Its Cluster, when empty, is what Cluster answers.
 	Identity checkpoint.Identity
+	// Cluster names the cluster the source serves (for a kube.Factory
+	// informer, the uid of its kube-system namespace), asked by Run on the
+	// reflector's goroutine before a checkpoint is read or written, when
+	// Identity.Cluster is empty. An error matching
+	// listwatch.ErrUnavailable is retried after a back-off; any other
+	// refuses the checkpoint (reason "no-cluster") and the informer starts
+	// cold. One of Identity.Cluster and Cluster must be set.
+	Cluster func(ctx context.Context) (string, error)
 	// Codec encodes the objects. Zero: checkpoint.DefaultCodec (protobuf
 	// for built-in types, JSON otherwise).
 	Codec checkpoint.Codec[T]
@@ -79,6 +110,9 @@ type CheckpointOptions[T cache.Object] struct {
 
 // withDefaults fills in the zero fields of checkpoint options that are on.
 func (o CheckpointOptions[T]) withDefaults() (CheckpointOptions[T], error) {
+	if o.Identity.Cluster == "" && o.Cluster == nil {
+		return o, errors.New("no cluster: set Identity.Cluster or Cluster, so that a checkpoint of another cluster is never read")
+	}
 	if o.Codec.Encode == nil || o.Codec.Decode == nil {
 		c, err := checkpoint.DefaultCodec[T]()
 		if err != nil {
@@ -99,70 +133,6 @@ func (o CheckpointOptions[T]) withDefaults() (CheckpointOptions[T], error) {
 		o.Changes = DefaultCheckpointChanges
 	}
 	return o, nil
-}
-
-// loadCheckpoint reads the informer's checkpoint, if any, as a state for
-// its reflector to resume from. A checkpoint that fails a check is
-// reported and ignored.
-func (inf *Shared[T]) loadCheckpoint() *reflector.Resume[T] {
-	if inf.ckpt.Path == "" {
-		return nil
-	}
-	snap, err := checkpoint.Read(inf.ckpt.Path, inf.ckpt.Identity, inf.ckpt.Codec)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		inf.report(fmt.Errorf("informer %s: checkpoint ignored, starting with a full list: %w", inf.name, err))
-		return nil
-	case snap.ResourceVersion == "":
-		inf.report(fmt.Errorf("informer %s: checkpoint %s ignored, starting with a full list: %w: no resource version",
-			inf.name, inf.ckpt.Path, checkpoint.ErrCorrupt))
-		return nil
-	}
-	inf.resumed = true
-	return &reflector.Resume[T]{Items: snap.Items, ResourceVersion: snap.ResourceVersion}
-}
-
-// checkpointLoop writes checkpoints until ctx is done (Run writes the
-// last one).
-func (inf *Shared[T]) checkpointLoop(ctx context.Context) {
-	tick := inf.clock.NewTicker(inf.ckpt.Interval)
-	defer tick.Stop()
-	var retry <-chan time.Time // while a checkpoint waits for the queue to drain
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C():
-		case <-inf.ckptDue:
-		case <-retry:
-		}
-		retry = nil
-		if inf.changes.Load() == 0 {
-			continue
-		}
-		if !inf.writeCheckpoint() {
-			retry = inf.clock.After(time.Second)
-		}
-	}
-}
-
-// writeCheckpoint writes a checkpoint of the cache if the informer has
-// synced and its queue is empty; false means try again later. Write
-// failures are reported (and not retried before the next trigger).
-func (inf *Shared[T]) writeCheckpoint() bool {
-	n := inf.changes.Load()
-	snap, ok := inf.snapshot()
-	if !ok {
-		return false
-	}
-	if err := checkpoint.Write(inf.ckpt.Path, inf.ckpt.Identity, inf.ckpt.Codec, snap); err != nil {
-		inf.report(fmt.Errorf("informer %s: %w", inf.name, err))
-		return true
-	}
-	inf.changes.Add(-n)
-	return true
 }
 
 // snapshot takes the cache's objects and the resource version they are
@@ -187,19 +157,6 @@ func (inf *Shared[T]) snapshot() (checkpoint.Snapshot[T], bool) {
 		return checkpoint.Snapshot[T]{}, false
 	}
 	return checkpoint.Snapshot[T]{ResourceVersion: rv, Items: items, Written: inf.clock.Now()}, true
-}
-
-// changed counts one change applied to the cache, for checkpoints.
-func (inf *Shared[T]) changed() {
-	if inf.ckpt.Path == "" {
-		return
-	}
-	if inf.changes.Add(1) == int64(inf.ckpt.Changes) {
-		select {
-		case inf.ckptDue <- struct{}{}:
-		default:
-		}
-	}
 }
 
 // confirmedByServer is the reflector's Confirmed: what the reflector has

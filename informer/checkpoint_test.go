@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,6 +18,8 @@ import (
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
+	"github.com/kinformer/kinformer/metrics"
+	"github.com/kinformer/kinformer/reflector"
 )
 
 // ckptRun runs one informer over src with checkpoints at path until stop
@@ -28,12 +33,24 @@ type ckptRun struct {
 
 func startCheckpointed(t *testing.T, src *fake.Source[*corev1.ConfigMap], path string, opts CheckpointOptions[*corev1.ConfigMap], rec Handler[*corev1.ConfigMap]) *ckptRun {
 	t.Helper()
+	return startCheckpointedWith(t, src, path, opts, rec, nil)
+}
+
+// testCluster is the cluster identity of the checkpoints of these tests.
+const testCluster = "cluster-a"
+
+func startCheckpointedWith(t *testing.T, src *fake.Source[*corev1.ConfigMap], path string, opts CheckpointOptions[*corev1.ConfigMap],
+	rec Handler[*corev1.ConfigMap], provider metrics.Provider) *ckptRun {
+	t.Helper()
 	opts.Path = path
 	if opts.Identity.Resource == "" {
 		opts.Identity.Resource = "configmaps in ns"
 	}
+	if opts.Identity.Cluster == "" && opts.Cluster == nil {
+		opts.Identity.Cluster = testCluster
+	}
 	r := &ckptRun{errs: &errSink{}, done: make(chan error, 1)}
-	inf, err := NewShared(Options[*corev1.ConfigMap]{Source: src, ErrorHandler: r.errs.add, Checkpoint: opts})
+	inf, err := NewShared(Options[*corev1.ConfigMap]{Source: src, ErrorHandler: r.errs.add, Checkpoint: opts, Metrics: provider})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,14 +198,15 @@ func TestRestartFromExpiredCheckpointDeliversOnlyDifferences(t *testing.T) {
 		}
 		// Only the 3 differences count towards the next checkpoint: the
 		// objects the relist found unchanged change nothing to save.
-		if n := second.inf.changes.Load(); n != 3 {
+		if n := second.inf.ckpt.changes.Load(); n != 3 {
 			t.Fatalf("%d changes counted for the next checkpoint, want 3", n)
 		}
 	})
 }
 
-// HasSynced waits for the server: a cache filled from a checkpoint is not
-// synced while the server cannot confirm it.
+// Nothing of a checkpoint is served before the server confirms its
+// version: while the server does not answer, the cache is empty and the
+// informer not synced.
 func TestCheckpointedInformerSyncsOnlyWhenTheServerConfirms(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := seeded(t, 5)
@@ -198,12 +216,12 @@ func TestCheckpointedInformerSyncsOnlyWhenTheServerConfirms(t *testing.T) {
 		second := startCheckpointed(t, src, path, CheckpointOptions[*corev1.ConfigMap]{}, nil)
 		defer second.stop(t)
 		synctest.Wait()
-		if n := len(second.inf.Cache().List()); n != 5 || second.inf.HasSynced() {
-			t.Fatalf("server refusing: %d cached, synced %v; want the checkpoint's 5, not synced", n, second.inf.HasSynced())
+		if n := len(second.inf.Cache().List()); n != 0 || second.inf.HasSynced() {
+			t.Fatalf("server refusing: %d cached, synced %v; want nothing served, not synced", n, second.inf.HasSynced())
 		}
 		time.Sleep(2 * time.Minute)
 		synctest.Wait()
-		if !second.inf.HasSynced() {
+		if !second.inf.HasSynced() || len(second.inf.Cache().List()) != 5 {
 			t.Fatal("not synced once the server answers")
 		}
 	})
@@ -227,12 +245,31 @@ func TestBadCheckpointIsReportedAndIgnored(t *testing.T) {
 			os.WriteFile(path, b, 0o600)
 		}, checkpoint.ErrCorrupt},
 		{"another resource", func(t *testing.T, path string) {
-			other := checkpoint.Identity{Resource: "secrets in ns", Type: checkpoint.TypeName[*corev1.ConfigMap](), Encoding: "protobuf"}
+			other := checkpoint.Identity{Cluster: testCluster, Resource: "secrets in ns", Type: checkpoint.TypeName[*corev1.ConfigMap](), Encoding: "protobuf"}
 			codec, _ := checkpoint.DefaultCodec[*corev1.ConfigMap]()
 			if err := checkpoint.Write(path, other, codec, checkpoint.Snapshot[*corev1.ConfigMap]{ResourceVersion: "1"}); err != nil {
 				t.Fatal(err)
 			}
 		}, checkpoint.ErrMismatch},
+		{"another cluster", func(t *testing.T, path string) {
+			other := checkpoint.Identity{Cluster: "cluster-b", Resource: "configmaps in ns", Type: checkpoint.TypeName[*corev1.ConfigMap](), Encoding: "protobuf"}
+			codec, _ := checkpoint.DefaultCodec[*corev1.ConfigMap]()
+			if err := checkpoint.Write(path, other, codec, checkpoint.Snapshot[*corev1.ConfigMap]{ResourceVersion: "1", Items: []*corev1.ConfigMap{cm("ghost", 0)}}); err != nil {
+				t.Fatal(err)
+			}
+		}, checkpoint.ErrOtherCluster},
+		{"a FIFO", func(t *testing.T, path string) {
+			os.Remove(path)
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Skipf("no FIFOs: %v", err)
+			}
+		}, checkpoint.ErrNotRegular},
+		{"a directory", func(t *testing.T, path string) {
+			os.Remove(path)
+			if err := os.Mkdir(path, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, checkpoint.ErrNotRegular},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -267,7 +304,7 @@ func TestCheckpointsAreWrittenByChangesAndByTime(t *testing.T) {
 		src := seeded(t, 3)
 		path := filepath.Join(t.TempDir(), "cms.ckpt")
 		codec, _ := checkpoint.DefaultCodec[*corev1.ConfigMap]()
-		id := checkpoint.Identity{Resource: "configmaps in ns", Type: checkpoint.TypeName[*corev1.ConfigMap](), Encoding: codec.Name}
+		id := checkpoint.Identity{Cluster: testCluster, Resource: "configmaps in ns", Type: checkpoint.TypeName[*corev1.ConfigMap](), Encoding: codec.Name}
 		savedAt := func() string {
 			snap, err := checkpoint.Read(path, id, codec)
 			if err != nil {
@@ -303,6 +340,141 @@ func TestCheckpointsAreWrittenByChangesAndByTime(t *testing.T) {
 		synctest.Wait()
 		if got := savedAt(); got != src.ResourceVersion() {
 			t.Fatalf("checkpoint at %s after the interval, source at %s", got, src.ResourceVersion())
+		}
+	})
+}
+
+// A checkpoint of a server that is behind its version (another cluster
+// the identity cannot tell apart, or this one restored from a backup) is
+// refused unseen: neither the cache nor a handler ever holds its objects.
+func TestCheckpointOfAServerBehindIsRefusedUnseen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		first := seeded(t, 20)
+		path := filepath.Join(t.TempDir(), "cms.ckpt")
+		writeFirst(t, first, path)
+
+		restored := seeded(t, 3) // at version 3, the checkpoint at 20
+		rec := newViewRecorder[*corev1.ConfigMap]()
+		prov := newMetricsRecorder()
+		second := startCheckpointedWith(t, restored, path, CheckpointOptions[*corev1.ConfigMap]{}, rec, prov)
+		defer second.stop(t)
+		if !second.inf.WaitForCacheSync(t.Context()) {
+			t.Fatal("not synced")
+		}
+		synctest.Wait()
+		if got, want := versionsOf(second.inf.Cache().List()), versionsOf(restored.Objects()); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("cache %v, source %v", got, want)
+		}
+		rec.mu.Lock()
+		if rec.adds != 3 || rec.deletes != 0 || rec.updates != 0 {
+			t.Errorf("handler saw %d adds, %d updates, %d deletes; want the server's 3 adds only", rec.adds, rec.updates, rec.deletes)
+		}
+		rec.mu.Unlock()
+		errs := second.errs.all()
+		if len(errs) != 1 || !errors.Is(errs[0], reflector.ErrResumeRefused) {
+			t.Fatalf("errors %v, want one ErrResumeRefused", errs)
+		}
+		name := second.inf.Name()
+		if n, _ := prov.get("informer " + name + "/ckpt-refused-" + metrics.CheckpointRefusedServerBehind); n != 1 {
+			t.Errorf("refusal counted %d times", n)
+		}
+		if _, v := prov.get("informer " + name + "/ckpt-objects"); v != 20 {
+			t.Errorf("loaded objects %v, want 20", v)
+		}
+	})
+}
+
+// The cluster comes from the server when Identity leaves it empty: asked
+// again while the server does not answer, and a checkpoint of another
+// cluster is refused; a server that cannot say (forbidden) gets a cold
+// start, counted as "no-cluster", and no checkpoint written.
+func TestCheckpointClusterIsAskedOfTheServer(t *testing.T) {
+	t.Run("other cluster", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			src := seeded(t, 4)
+			path := filepath.Join(t.TempDir(), "cms.ckpt")
+			writeFirst(t, src, path) // written for testCluster
+			var asked atomic.Int32
+			cluster := func(context.Context) (string, error) {
+				if asked.Add(1) < 3 {
+					return "", fmt.Errorf("get kube-system: %w", listwatch.ErrUnavailable)
+				}
+				return "cluster-b", nil
+			}
+			prov := newMetricsRecorder()
+			second := startCheckpointedWith(t, src, path, CheckpointOptions[*corev1.ConfigMap]{Cluster: cluster}, nil, prov)
+			if !second.inf.WaitForCacheSync(t.Context()) || len(second.inf.Cache().List()) != 4 {
+				t.Fatal("cold start did not sync")
+			}
+			synctest.Wait()
+			second.stop(t)
+			if asked.Load() != 3 {
+				t.Errorf("cluster asked %d times, want 3 (twice unavailable)", asked.Load())
+			}
+			var refused []error
+			for _, err := range second.errs.all() {
+				if errors.Is(err, checkpoint.ErrOtherCluster) {
+					refused = append(refused, err)
+				}
+			}
+			if len(refused) != 1 || !strings.Contains(refused[0].Error(), "cluster-b") {
+				t.Fatalf("errors %v, want one refusal naming cluster-b", second.errs.all())
+			}
+			if n, _ := prov.get("informer " + second.inf.Name() + "/ckpt-refused-" + metrics.CheckpointRefusedOtherCluster); n != 1 {
+				t.Errorf("refusal counted %d times", n)
+			}
+			// The checkpoint written when stopping is cluster-b's.
+			codec, _ := checkpoint.DefaultCodec[*corev1.ConfigMap]()
+			id := checkpoint.Identity{Cluster: "cluster-b", Resource: "configmaps in ns", Type: checkpoint.TypeName[*corev1.ConfigMap](), Encoding: codec.Name}
+			if snap, err := checkpoint.Read(path, id, codec); err != nil || len(snap.Items) != 4 {
+				t.Fatalf("checkpoint after the run: %d items, %v", len(snap.Items), err)
+			}
+		})
+	})
+	t.Run("unknown cluster", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			src := seeded(t, 4)
+			path := filepath.Join(t.TempDir(), "cms.ckpt")
+			writeFirst(t, src, path)
+			before, _ := os.ReadFile(path)
+			cluster := func(context.Context) (string, error) { return "", errors.New("namespaces \"kube-system\" is forbidden") }
+			prov := newMetricsRecorder()
+			second := startCheckpointedWith(t, src, path, CheckpointOptions[*corev1.ConfigMap]{Cluster: cluster}, nil, prov)
+			if !second.inf.WaitForCacheSync(t.Context()) || len(second.inf.Cache().List()) != 4 {
+				t.Fatal("cold start did not sync")
+			}
+			synctest.Wait()
+			second.stop(t)
+			if n, _ := prov.get("informer " + second.inf.Name() + "/ckpt-refused-" + metrics.CheckpointRefusedNoCluster); n != 1 {
+				t.Errorf("no-cluster refusals counted %d times", n)
+			}
+			if after, _ := os.ReadFile(path); string(after) != string(before) {
+				t.Error("a checkpoint was written without a cluster identity")
+			}
+		})
+	})
+}
+
+// Checkpoints written are counted, with their size.
+func TestCheckpointWritesAreMeasured(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := seeded(t, 3)
+		path := filepath.Join(t.TempDir(), "cms.ckpt")
+		prov := newMetricsRecorder()
+		r := startCheckpointedWith(t, src, path, CheckpointOptions[*corev1.ConfigMap]{}, nil, prov)
+		r.inf.WaitForCacheSync(t.Context())
+		synctest.Wait()
+		r.stop(t)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "informer " + r.inf.Name()
+		if n, _ := prov.get(name + "/ckpt-writes"); n != 1 {
+			t.Errorf("%d writes counted, want 1", n)
+		}
+		if _, v := prov.get(name + "/ckpt-bytes"); int64(v) != fi.Size() {
+			t.Errorf("bytes %v, file %d", v, fi.Size())
 		}
 	})
 }

@@ -75,7 +75,13 @@ func (r *metricsRecorder) NewReflectorMetrics(name string) metrics.ReflectorMetr
 
 func (r *metricsRecorder) NewInformerMetrics(name string) metrics.InformerMetrics {
 	s := r.asked("informer " + name)
-	return metrics.InformerMetrics{QueueDepth: r.sub(s, "depth"), Objects: r.sub(s, "objects"), Lag: r.sub(s, "lag")}
+	return metrics.InformerMetrics{QueueDepth: r.sub(s, "depth"), Objects: r.sub(s, "objects"), Lag: r.sub(s, "lag"),
+		Checkpoint: metrics.CheckpointMetrics{
+			Loaded: r.sub(s, "ckpt-loaded"), LoadedObjects: r.sub(s, "ckpt-objects"), LoadedAge: r.sub(s, "ckpt-age"),
+			Refused: func(reason string) metrics.Counter { return r.sub(s, "ckpt-refused-"+reason) },
+			Writes:  r.sub(s, "ckpt-writes"), WriteErrors: r.sub(s, "ckpt-write-errors"),
+			WrittenBytes: r.sub(s, "ckpt-bytes"), WriteDuration: r.sub(s, "ckpt-write-duration"),
+		}}
 }
 
 func (r *metricsRecorder) NewHandlerMetrics(informer, handler string) metrics.HandlerMetrics {

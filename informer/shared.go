@@ -175,17 +175,11 @@ type Shared[T cache.Object] struct {
 	popped broadcast
 	// lag samples the cache's lag (metrics.InformerMetrics.Lag).
 	lag lagSampler
-	// ckpt is Options.Checkpoint with defaults (Path "" when off). resumed
-	// is set by Run when it starts from a checkpoint. confirmMark is 0
-	// until the reflector says the cache reflects the server, then 1 + the
-	// queue's Enqueued at that moment (see syncable).
-	ckpt        CheckpointOptions[T]
-	resumed     bool
+	// ckpt is the checkpoint of Options.Checkpoint, nil when off.
+	// confirmMark is 0 until the reflector says the cache reflects the
+	// server, then 1 + the queue's Enqueued at that moment (see syncable).
+	ckpt        *checkpointer[T]
 	confirmMark atomic.Uint64
-	// changes counts the changes applied since the last checkpoint; a
-	// send on ckptDue (capacity 1) asks for one early.
-	changes atomic.Int64
-	ckptDue chan struct{}
 	// wg counts handler delivery goroutines; Run waits for it.
 	wg sync.WaitGroup
 
@@ -220,7 +214,6 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 		checkEvery:   opts.MutationCheckPeriod,
 		listWatch:    opts.ListWatch,
 		syncedCh:     make(chan struct{}),
-		ckptDue:      make(chan struct{}, 1),
 		runningCh:    make(chan struct{}),
 		stoppedCh:    make(chan struct{}),
 		minThreshold: minMergeThreshold,
@@ -256,7 +249,7 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 		inf.detector = d
 	}
 	if opts.Checkpoint.Path != "" {
-		c, err := opts.Checkpoint.withDefaults()
+		c, err := newCheckpointer(opts.Checkpoint, inf.name, inf.report, inf.clock, inf.metrics.Checkpoint)
 		if err != nil {
 			return nil, fmt.Errorf("informer: NewShared: checkpoint: %w", err)
 		}
@@ -339,8 +332,7 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 		return ErrAlreadyStarted
 	}
 	inf.resyncCheck = inf.minResyncLocked()
-	resume := inf.loadCheckpoint()
-	r, err := reflector.New(reflector.Options[T]{
+	ropts := reflector.Options[T]{
 		Name:         inf.name,
 		Source:       inf.source,
 		Store:        inf.writer(),
@@ -349,9 +341,12 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 		ErrorHandler: inf.report,
 		Clock:        inf.clock,
 		Metrics:      inf.provider,
-		Resume:       resume,
 		Confirmed:    inf.confirmedByServer,
-	})
+	}
+	if inf.ckpt != nil {
+		ropts.Resume, ropts.ErrorHandler = inf.ckpt.load, inf.ckpt.reflectorError
+	}
+	r, err := reflector.New(ropts)
 	if err != nil {
 		inf.mu.Unlock()
 		return fmt.Errorf("informer %s: %w", inf.name, err)
@@ -379,14 +374,14 @@ func (inf *Shared[T]) Run(ctx context.Context) error {
 	if inf.resyncCheck > 0 {
 		wg.Go(func() { inf.resyncLoop(ctx, inf.resyncCheck) })
 	}
-	if inf.ckpt.Path != "" {
-		wg.Go(func() { inf.checkpointLoop(ctx) })
+	if inf.ckpt != nil {
+		wg.Go(func() { inf.ckpt.loop(ctx, inf.snapshot) })
 	}
 	inf.popLoop(ctx)
 	cancel()
 	inf.fifo.Close()
 	wg.Wait()
-	if inf.ckpt.Path != "" && inf.changes.Load() != 0 && !inf.writeCheckpoint() {
+	if inf.ckpt != nil && inf.ckpt.pending() && !inf.ckpt.write(inf.snapshot) {
 		inf.report(fmt.Errorf("informer %s: no checkpoint written when stopping: changes were still queued (the last one stands)", inf.name))
 	}
 
@@ -474,7 +469,9 @@ func (inf *Shared[T]) applyLocked(key string, d cache.Delta[T], initial bool) er
 			return err
 		}
 		inf.cached.Add(-1)
-		inf.changed()
+		if inf.ckpt != nil {
+			inf.ckpt.changed()
+		}
 		if inf.detector != nil {
 			inf.detector.forget(key)
 		}
@@ -512,9 +509,8 @@ func (inf *Shared[T]) applyLocked(key string, d cache.Delta[T], initial bool) er
 	}
 	// A checkpoint's own objects (added from an initial entry when
 	// resumed) need no new checkpoint; later deltas of those entries do.
-	fromCheckpoint := initial && inf.resumed && !exists
-	if !unchanged && !fromCheckpoint {
-		inf.changed()
+	if inf.ckpt != nil && !unchanged && !(initial && !exists && inf.ckpt.resumed.Load()) {
+		inf.ckpt.changed()
 	}
 	return nil
 }

@@ -17,6 +17,20 @@ import (
 // set Checkpoint have one, in Dir, in a file named after the informer's
 // Key (resource and selection), written with mode 0600.
 //
+// What a checkpoint is trusted for. Each file names the cluster it was
+// written for: the uid of the kube-system namespace, which the factory
+// reads once from the server (it needs "get" on that namespace). A file of
+// another cluster, resource, selection, type or encoding is refused and
+// reported (checkpoint.ErrOtherCluster, ErrMismatch), and the informer
+// starts cold; so is a file whose resource version the server is behind
+// ("too large": a cluster restored from a backup). Nothing of a file is
+// served before the server has confirmed its resource version, but for a
+// version the server no longer has (see informer.CheckpointOptions for
+// exactly what is served then, and why it is safe). A server that cannot
+// say who it is (that get forbidden) gets no checkpoints: each start is
+// cold, reported once per informer. Use one directory per cluster: a file
+// of another cluster is replaced by this one's.
+//
 // Secrets: a checkpoint writes the cached objects to disk as they are. A
 // checkpoint of Secrets puts their data on the disk, outside the
 // apiserver's encryption at rest and access control, so the factory
@@ -78,6 +92,7 @@ func checkpointFor[T cache.Object](f *Factory, key Key, src any, want bool) (inf
 	return informer.CheckpointOptions[T]{
 		Path:     checkpoint.Path(c.Dir, id),
 		Identity: id,
+		Cluster:  f.cluster.get,
 		Codec:    codec,
 		Interval: c.Interval,
 		Changes:  c.Changes,

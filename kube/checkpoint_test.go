@@ -5,12 +5,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/checkpoint"
@@ -21,7 +29,7 @@ import (
 // shuts down, into a 0600 file named after its key, and the next factory's
 // informer starts from it.
 func TestFactoryCheckpointsAnInformerAndStartsFromIt(t *testing.T) {
-	cfg := listWatchServer(t, map[string][]runtime.Object{
+	cfg := clusterServer(t, "uid-a", map[string][]runtime.Object{
 		"/api/v1/namespaces/shop/pods": {pod("shop", "web-0", "8"), pod("shop", "web-1", "9")},
 	})
 	dir := filepath.Join(t.TempDir(), "ckpt")
@@ -106,6 +114,7 @@ func TestCheckpointDecodesConcurrentlyThroughTheSourceDecoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts.Identity.Cluster = "uid-a" // what the factory would read from the server
 	items := make([]*corev1.Pod, 2000)
 	for i := range items {
 		items[i] = pod("shop", fmt.Sprintf("web-%d", i), fmt.Sprint(i+1))
@@ -122,5 +131,103 @@ func TestCheckpointDecodesConcurrentlyThroughTheSourceDecoder(t *testing.T) {
 		if p.Namespace != "shop" || p.Kind != "Pod" || p.Spec.NodeName == "" {
 			t.Fatalf("decoded %+v", p)
 		}
+	}
+}
+
+// clusterServer is listWatchServer for a cluster whose kube-system
+// namespace has the given uid.
+func clusterServer(t *testing.T, uid string, objects map[string][]runtime.Object) *rest.Config {
+	t.Helper()
+	lw := listWatchServer(t, objects)
+	target, err := url.Parse(lw.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	return fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/namespaces/kube-system" {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system", UID: types.UID(uid), ResourceVersion: "1"}}
+			writeBody(w, mediaJSON, jsonBytes(t, ns))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	})
+}
+
+// A checkpoint written on one cluster is refused on another, even where
+// the other has the same resource and every version the file names: the
+// second factory reports it, lists, and serves only its own objects.
+func TestFactoryRefusesACheckpointOfAnotherCluster(t *testing.T) {
+	dir := t.TempDir()
+	run := func(cfg *rest.Config) ([]string, []error) {
+		var mu sync.Mutex
+		var errs []error
+		f, err := NewFactory(cfg, FactoryOptions{Checkpoints: Checkpoints{Dir: dir}, ErrorHandler: func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			errs = append(errs, err)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inf, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}, Checkpoint: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Start(t.Context())
+		if !inf.WaitForCacheSync(t.Context()) {
+			t.Fatal("not synced")
+		}
+		var names []string
+		for _, p := range inf.Cache().List() {
+			names = append(names, p.Name)
+		}
+		slices.Sort(names)
+		f.Shutdown()
+		mu.Lock()
+		defer mu.Unlock()
+		return names, errs
+	}
+	a := clusterServer(t, "uid-a", map[string][]runtime.Object{"/api/v1/namespaces/shop/pods": {pod("shop", "a-0", "8"), pod("shop", "a-1", "9")}})
+	b := clusterServer(t, "uid-b", map[string][]runtime.Object{"/api/v1/namespaces/shop/pods": {pod("shop", "b-0", "5")}})
+	if names, errs := run(a); fmt.Sprint(names) != "[a-0 a-1]" || len(errs) != 0 {
+		t.Fatalf("cluster a: %v, errors %v", names, errs)
+	}
+	names, errs := run(b)
+	if fmt.Sprint(names) != "[b-0]" {
+		t.Fatalf("cluster b serves %v, want only its own [b-0]", names)
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], checkpoint.ErrOtherCluster) || !strings.Contains(errs[0].Error(), "uid-a") {
+		t.Fatalf("errors %v, want one refusal naming cluster uid-a", errs)
+	}
+	// Cluster a, back, finds b's checkpoint and refuses it in turn.
+	if names, errs := run(a); fmt.Sprint(names) != "[a-0 a-1]" || len(errs) != 1 || !errors.Is(errs[0], checkpoint.ErrOtherCluster) {
+		t.Fatalf("cluster a again: %v, errors %v", names, errs)
+	}
+}
+
+// A factory that was shut down hands out no informer: every way of asking
+// says ErrShutdown at once.
+func TestFactoryAfterShutdownRefusesInformers(t *testing.T) {
+	f, err := NewFactory(&rest.Config{Host: "http://127.0.0.1:1"}, FactoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Informer(f, InformerOptions[*corev1.Pod]{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Shutdown()
+	if _, err := Informer(f, InformerOptions[*corev1.Pod]{}); !errors.Is(err, ErrShutdown) {
+		t.Errorf("Informer of an existing key: %v", err)
+	}
+	if _, err := Informer(f, InformerOptions[*corev1.ConfigMap]{}); !errors.Is(err, ErrShutdown) {
+		t.Errorf("Informer of a new key: %v", err)
+	}
+	if _, err := Acquire(f, InformerOptions[*corev1.Secret]{}); !errors.Is(err, ErrShutdown) {
+		t.Errorf("Acquire: %v", err)
+	}
+	if _, err := MetadataInformer(f, Resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Namespaced: true}, InformerOptions[*metav1.PartialObjectMetadata]{}); !errors.Is(err, ErrShutdown) {
+		t.Errorf("MetadataInformer: %v", err)
 	}
 }

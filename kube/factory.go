@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -190,6 +191,7 @@ type Factory struct {
 	cfg        *rest.Config // carries the shared RateLimiter
 	httpClient *http.Client
 	opts       FactoryOptions
+	cluster    *clusterIdentity // for checkpoints
 
 	// wg counts the Run calls of started informers.
 	wg sync.WaitGroup
@@ -229,8 +231,15 @@ func NewFactory(cfg *rest.Config, opts FactoryOptions) (*Factory, error) {
 			return nil, fmt.Errorf("kube: NewFactory: HTTP client: %w", err)
 		}
 	}
-	return &Factory{cfg: c, httpClient: hc, opts: opts, informers: make(map[Key]*entry)}, nil
+	f := &Factory{cfg: c, httpClient: hc, opts: opts, informers: make(map[Key]*entry)}
+	f.cluster = newClusterIdentity(c, f)
+	return f, nil
 }
+
+// ErrShutdown: the factory was shut down, so it hands out no informer (one
+// made then would never run, and a wait on it would last until its
+// context ended).
+var ErrShutdown = errors.New("factory is shut down")
 
 // DropManagedFields is a factory Transform that clears
 // metadata.managedFields, which controllers rarely read and which often
@@ -328,6 +337,9 @@ func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
 
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.shutdown {
+		return nil, key, fmt.Errorf("kube: informer %s: %w", key, ErrShutdown)
+	}
 	if e, ok := f.informers[key]; ok {
 		inf, ok := e.informer.(*informer.Shared[T])
 		if !ok { // two Go types for one resource: only a caller's mistake gets here
@@ -498,7 +510,8 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) map[Key]bool {
 // Shutdown stops every informer the factory started, waits until all their
 // goroutines have exited (including handlers finishing their current call),
 // and closes the idle connections of the shared HTTP client. Later Starts
-// do nothing. It may be called more than once.
+// do nothing, and asking for an informer (Informer, Acquire and the
+// others) fails with ErrShutdown. It may be called more than once.
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true

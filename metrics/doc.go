@@ -54,6 +54,18 @@
 //	Objects     informer_objects          gauge  objects in the cache
 //	Lag         informer_lag_seconds      gauge  time from a received change to its being cached (sampled)
 //
+// An informer's checkpoint ([CheckpointMetrics]), label name (and reason):
+//
+//	field          metric                                      type       meaning
+//	Loaded         informer_checkpoint_loads_total             counter    checkpoints read and checked, before the server's confirmation
+//	LoadedObjects  informer_checkpoint_loaded_objects          gauge      objects of the last checkpoint read
+//	LoadedAge      informer_checkpoint_loaded_age_seconds      gauge      age of the last checkpoint read, when read
+//	Refused        informer_checkpoint_refused_total           counter    checkpoints refused, by reason (CheckpointRefused*)
+//	Writes         informer_checkpoint_writes_total            counter    checkpoints written
+//	WriteErrors    informer_checkpoint_write_errors_total      counter    checkpoint writes that failed
+//	WrittenBytes   informer_checkpoint_bytes                   gauge      size of the last checkpoint written
+//	WriteDuration  informer_checkpoint_write_duration_seconds  histogram  duration of each write
+//
 // Handler registration of a shared informer ([HandlerMetrics]), labels name
 // and handler:
 //

@@ -141,7 +141,6 @@ func (r *Reflector[T]) plainList(ctx context.Context) state[T] {
 	r.setLastRV(res.ResourceVersion)
 	r.rvUnavailable = false
 	filled = true
-	r.resuming = false
 	r.confirm()
 	return state[T]{kind: stateWatch}
 }
@@ -253,7 +252,6 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 			r.setLastRV(ev.ResourceVersion)
 			r.rvUnavailable = false
 			filled = true
-			r.resuming = false
 			r.confirm()
 			return w, timeout, nil
 		case listwatch.Error:

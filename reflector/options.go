@@ -1,6 +1,7 @@
 package reflector
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -111,14 +112,31 @@ type Options[T cache.Object] struct {
 	// Metrics, when set, is asked once (NewReflectorMetrics, with Name)
 	// for the reflector's instruments.
 	Metrics metrics.Provider
-	// Resume, when set, is a state to start from instead of a first list
-	// (a checkpoint): the reflector hands Resume.Items to Store.Replace at
-	// Resume.ResourceVersion, then watches from that version. The server
-	// confirms the version when that watch opens and a one-object list at
-	// exactly that version succeeds; if it answers "expired" instead, the
-	// reflector lists, and Store.Replace gets the current state, which a
-	// DeltaFIFO over the same KnownObjects turns into the differences.
-	Resume *Resume[T]
+	// Resume, when set, is called once, first thing on the list-watch
+	// goroutine, for a state to start from instead of a first list (a
+	// checkpoint). nil means none: the reflector lists. An error is
+	// reported, and Resume is called again after a back-off (return one
+	// only for what may pass, such as a server that does not answer yet;
+	// a state that cannot be trusted is nil).
+	//
+	// Nothing of a state reaches the store before the server has been
+	// asked about its version, with a list of one object at exactly that
+	// version:
+	//   - it succeeds: the store gets the state's Items (Store.Replace at
+	//     its ResourceVersion), Confirmed is called, and the reflector
+	//     watches from that version, so the changes made since arrive as
+	//     events;
+	//   - "expired" (410): the server no longer has that version. The
+	//     store gets the Items, and a relist (a consistent read) at once,
+	//     which a DeltaFIFO over the same KnownObjects turns into the
+	//     differences; Confirmed follows that relist;
+	//   - "too large resource version": the server is behind the state (a
+	//     cluster restored from a backup, or another cluster). The state is
+	//     dropped unseen, reported with ErrResumeRefused, and the
+	//     reflector lists as without one;
+	//   - any other failure is reported and the question asked again after
+	//     a back-off, the state held meanwhile.
+	Resume func(ctx context.Context) (*Resume[T], error)
 	// Confirmed, when set, is called once, from the list-watch goroutine,
 	// when the store first reflects the server: after the first list that
 	// filled it, or, with Resume, once the server has confirmed the
@@ -128,13 +146,18 @@ type Options[T cache.Object] struct {
 
 // Resume is a state a reflector starts from (see Options.Resume).
 type Resume[T cache.Object] struct {
-	// Items are the objects of the state, at ResourceVersion.
+	// Items are the objects of the state, at ResourceVersion, which must
+	// not be empty.
 	Items           []T
 	ResourceVersion string
 }
 
 // Errors the reflector reports (wrapped in a *listwatch.PhaseError).
 var (
+	// ErrResumeRefused: the server is behind the version of the state
+	// Options.Resume gave (it answered "too large resource version"), so
+	// the state is not of this server's history and was dropped unseen.
+	ErrResumeRefused = errors.New("resumed state refused: the server is behind its resource version")
 	// ErrMissingResourceVersion: a list (or the bookmark ending a
 	// streaming list) carried no resource version, so there is nothing to
 	// watch from. The list is discarded and retried after a back-off.
@@ -193,9 +216,6 @@ func (o *Options[T]) validate() error {
 	}
 	if o.Streaming < StreamingAuto || o.Streaming > StreamingOn {
 		return fmt.Errorf("reflector: unknown streaming mode %d", o.Streaming)
-	}
-	if o.Resume != nil && o.Resume.ResourceVersion == "" {
-		return errors.New("reflector: Options.Resume has no resource version")
 	}
 	if o.MaxWatchTimeout != 0 && o.MaxWatchTimeout < o.MinWatchTimeout {
 		return fmt.Errorf("reflector: MaxWatchTimeout %v below MinWatchTimeout %v", o.MaxWatchTimeout, o.MinWatchTimeout)

@@ -66,9 +66,10 @@ import (
 //     in "expired" is not delayed by the outage's back-off).
 //
 // With Options.Resume the reflector starts from a saved state instead of
-// a list: it fills the store with it, watches from its version, and has
-// the server confirm that version (see Options.Resume); an "expired"
-// answer leads to a relist at once.
+// a list: the server confirms its version first, then the store gets it
+// and the reflector watches from that version (see Options.Resume); an
+// "expired" answer leads to a relist at once, a "too large" one to a
+// plain start.
 //
 // Progress reports the list under way (objects, bytes, pages, the
 // server's remaining count and an ETA), fallbacks and stalled watches.
@@ -95,12 +96,12 @@ type Reflector[T cache.Object] struct {
 
 	started atomic.Bool // set by the first Run
 
-	// resume is Options.Resume, confirmed its callback; both owned by the
-	// list-watch loop. resuming is set while the resumed version awaits
-	// the server's confirmation.
+	// load is Options.Resume, confirmed its callback, resume the state
+	// load gave while the server has not confirmed it; all owned by the
+	// list-watch loop.
+	load      func(context.Context) (*Resume[T], error)
 	resume    *Resume[T]
 	confirmed func()
-	resuming  bool
 
 	reportMu sync.Mutex // serializes calls to handler
 
@@ -134,7 +135,7 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 		handler:   opts.ErrorHandler,
 		clock:     opts.Clock,
 		progress:  newProgress(),
-		resume:    opts.Resume,
+		load:      opts.Resume,
 		confirmed: opts.Confirmed,
 	}
 	if r.name == "" {
@@ -243,7 +244,7 @@ type stateKind int
 const (
 	stateList   stateKind = iota // list (or stream a list) and replace the store
 	stateWatch                   // watch from the last version and apply events
-	stateResume                  // fill the store from Options.Resume, then watch
+	stateResume                  // load Options.Resume, have it confirmed, fill the store, watch
 )
 
 // state is one node of the list-watch state machine.
@@ -261,7 +262,7 @@ type state[T cache.Object] struct {
 // loop runs the state machine until ctx is done.
 func (r *Reflector[T]) loop(ctx context.Context) {
 	st := state[T]{kind: stateList}
-	if r.resume != nil {
+	if r.load != nil {
 		st.kind = stateResume
 	}
 	for {

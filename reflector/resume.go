@@ -2,48 +2,72 @@ package reflector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kinformer/kinformer/listwatch"
 )
 
-// resumeFrom is the stateResume step: the store gets Options.Resume's
-// objects, and the reflector watches from its version, which the watch
-// step then has the server confirm (confirmResume).
+// resumeFrom is the stateResume step: load Options.Resume's state (once),
+// have the server confirm its version, and only then hand it to the store
+// (see Options.Resume for each answer).
 func (r *Reflector[T]) resumeFrom(ctx context.Context) state[T] {
-	res := r.resume
-	r.resume = nil // its objects belong to the store now
-	if _, err := r.replace(r.withoutNil(res.Items), res.ResourceVersion); err != nil {
-		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s: %w", res.ResourceVersion, err))
-		return state[T]{kind: stateList}
+	if r.resume == nil {
+		res, err := r.load(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return state[T]{kind: stateResume}
+		case err != nil:
+			r.report(listwatch.PhaseList, fmt.Errorf("resume: %w", err))
+			return state[T]{kind: stateResume, backoff: true}
+		case res == nil:
+			r.load = nil
+			return state[T]{kind: stateList}
+		case res.ResourceVersion == "":
+			r.load = nil
+			r.report(listwatch.PhaseList, fmt.Errorf("resume: %w", ErrMissingResourceVersion))
+			return state[T]{kind: stateList}
+		}
+		r.resume = res
 	}
-	r.setLastRV(res.ResourceVersion)
-	r.resuming = true
-	return state[T]{kind: stateWatch}
-}
-
-// confirmResume runs once a watch from the resumed version has opened:
-// a list of one object at exactly that version tells whether the server
-// still has it (an apiserver without a watch cache opens the watch and
-// only then sends "expired"). It returns the state to go to instead of
-// reading the watch, or ok.
-func (r *Reflector[T]) confirmResume(ctx context.Context) (next state[T], ok bool) {
-	rv := r.LastSyncResourceVersion()
+	rv := r.resume.ResourceVersion
 	_, err := r.src.List(ctx, listwatch.Options{ResourceVersion: rv, ResourceVersionMatch: listwatch.MatchExact, Limit: 1})
-	switch {
-	case err == nil:
-		r.resuming = false
-		r.confirm()
-		return state[T]{}, true
-	case ctx.Err() != nil:
-		return state[T]{kind: stateWatch}, false
+	if ctx.Err() != nil {
+		return state[T]{kind: stateResume}
 	}
 	r.answered(err)
-	r.report(listwatch.PhaseWatchStart, fmt.Errorf("confirm resumed version %s: %w", rv, err))
-	if versionUnavailable(err) {
-		return state[T]{kind: stateList}, false // relist now: the store tells the differences
+	switch {
+	case err == nil:
+		if !r.fillFromResume() {
+			return state[T]{kind: stateList}
+		}
+		r.confirm()
+		return state[T]{kind: stateWatch}
+	case errors.Is(err, listwatch.ErrTooLargeResourceVersion):
+		r.resume, r.load = nil, nil
+		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s: %w: %w", rv, ErrResumeRefused, err))
+		return state[T]{kind: stateList}
+	case errors.Is(err, listwatch.ErrExpired):
+		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s, relisting: %w", rv, err))
+		r.fillFromResume()
+		r.rvUnavailable = true // the relist is a consistent read
+		return state[T]{kind: stateList}
 	}
-	return state[T]{kind: stateWatch, backoff: true}, false
+	r.report(listwatch.PhaseList, fmt.Errorf("confirm resumed version %s: %w", rv, err))
+	return state[T]{kind: stateResume, backoff: true}
+}
+
+// fillFromResume hands the confirmed (or expired) state to the store; its
+// objects belong to the store from then on. false if the store refused it.
+func (r *Reflector[T]) fillFromResume() bool {
+	res := r.resume
+	r.resume, r.load = nil, nil
+	if _, err := r.replace(r.withoutNil(res.Items), res.ResourceVersion); err != nil {
+		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s: %w", res.ResourceVersion, err))
+		return false
+	}
+	r.setLastRV(res.ResourceVersion)
+	return true
 }
 
 // confirm calls Options.Confirmed, once.

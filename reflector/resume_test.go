@@ -1,6 +1,9 @@
 package reflector_test
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,8 +20,8 @@ func resumeRun(t *testing.T, change func(h *harness), body func(h *harness, conf
 	var confirmed atomic.Int32
 	opts := plain
 	opts.Confirmed = func() { confirmed.Add(1) }
-	res := reflector.Resume[obj]{ResourceVersion: "set by setup"} // New checks it before setup runs
-	opts.Resume = &res
+	var res reflector.Resume[obj]
+	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) { return &res, nil }
 	run(t, fake.Options[obj]{}, opts, func(h *harness) {
 		h.create("a", "b")
 		res.Items, res.ResourceVersion = h.src.Objects(), h.src.ResourceVersion()
@@ -66,7 +69,7 @@ func TestReflectorRelistsWhenTheResumedVersionExpired(t *testing.T) {
 		if h.store.count("replace") != 2 {
 			t.Fatalf("store calls %v, want the saved state then the relist", h.store.calls)
 		}
-		if len(h.errs.find(listwatch.PhaseWatchStart, listwatch.ErrExpired))+len(h.errs.find(listwatch.PhaseWatchStream, listwatch.ErrExpired)) == 0 {
+		if len(h.errs.find(listwatch.PhaseList, listwatch.ErrExpired)) == 0 {
 			t.Fatalf("expired version not reported: %v", h.errs.errs)
 		}
 		if confirmed.Load() != 1 {
@@ -75,16 +78,64 @@ func TestReflectorRelistsWhenTheResumedVersionExpired(t *testing.T) {
 	})
 }
 
-// Until the server answers, the resumed version is not confirmed.
+// Until the server answers, the resumed version is not confirmed, and
+// nothing of the saved state reaches the store.
 func TestReflectorConfirmsAResumeOnlyWhenTheServerAnswers(t *testing.T) {
 	resumeRun(t, func(h *harness) { h.src.RefuseFor(time.Minute) }, func(h *harness, confirmed *atomic.Int32) {
-		if confirmed.Load() != 0 || h.store.count("replace") != 1 {
+		if confirmed.Load() != 0 || h.store.count("replace")+h.store.count("add") != 0 {
 			t.Fatalf("confirmed %d times with the server refusing; store %v", confirmed.Load(), h.store.calls)
 		}
 		h.pass(2 * time.Minute)
 		h.converged()
 		if confirmed.Load() != 1 {
 			t.Fatalf("Confirmed called %d times once the server answered", confirmed.Load())
+		}
+	})
+}
+
+// A saved state ahead of the server (a cluster restored from a backup,
+// or another cluster's state) is dropped unseen: the store gets only the
+// list, and the refusal is reported.
+func TestReflectorRefusesAResumeTheServerIsBehind(t *testing.T) {
+	var confirmed atomic.Int32
+	opts := plain
+	opts.Confirmed = func() { confirmed.Add(1) }
+	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) {
+		return &reflector.Resume[obj]{ResourceVersion: "99", Items: []obj{cm("ghost")}}, nil
+	}
+	run(t, fake.Options[obj]{}, opts, func(h *harness) { h.create("a") }, func(h *harness) {
+		h.converged()
+		if h.store.count("replace") != 1 || strings.Contains(h.store.snapshot(), "ghost") {
+			t.Fatalf("store calls %v, want the list only", h.store.calls)
+		}
+		if len(h.errs.find(listwatch.PhaseList, reflector.ErrResumeRefused)) != 1 {
+			t.Fatalf("refusal not reported once: %v", h.errs.errs)
+		}
+		if confirmed.Load() != 1 {
+			t.Fatalf("Confirmed called %d times", confirmed.Load())
+		}
+	})
+}
+
+// A Resume that fails (the server not answering yet) is asked again after
+// a back-off; one that has no state starts a plain list.
+func TestReflectorRetriesAFailedResume(t *testing.T) {
+	var calls atomic.Int32
+	opts := plain
+	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) {
+		if calls.Add(1) < 3 {
+			return nil, errors.New("cluster identity: connection refused")
+		}
+		return nil, nil
+	}
+	run(t, fake.Options[obj]{}, opts, func(h *harness) { h.create("a") }, func(h *harness) {
+		h.pass(time.Minute)
+		h.converged()
+		if calls.Load() != 3 || h.store.count("replace") != 1 {
+			t.Fatalf("Resume called %d times, store %v", calls.Load(), h.store.calls)
+		}
+		if len(h.errs.find(listwatch.PhaseList, nil)) < 2 {
+			t.Fatalf("failed resumes not reported: %v", h.errs.errs)
 		}
 	})
 }

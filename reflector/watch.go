@@ -36,18 +36,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T], timeout 
 			r.answered(err)
 			r.m.WatchErrors.Inc()
 			r.report(listwatch.PhaseWatchStart, fmt.Errorf("watch from %q: %w", opts.ResourceVersion, err))
-			if r.resuming && versionUnavailable(err) {
-				return state[T]{kind: stateList} // the resumed version is gone: relist now
-			}
 			return afterWatchFailure[T](err)
 		}
 		r.answered(nil)
-		if r.resuming {
-			if next, ok := r.confirmResume(ctx); !ok {
-				w.Close()
-				return next
-			}
-		}
 	}
 	defer w.Close()
 	guard := guardWatch(w, r.clock, timeout+r.bookmarks, false)

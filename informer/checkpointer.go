@@ -1,0 +1,213 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/checkpoint"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/metrics"
+	"github.com/kinformer/kinformer/reflector"
+)
+
+// checkpointer is an informer's checkpoint: it reads the file for the
+// reflector to resume from (load), counts the changes the pop loop applies
+// (changed), and writes the cache when due (loop, write), on its own
+// goroutine. The informer hands it snapshots; it never touches the cache.
+type checkpointer[T cache.Object] struct {
+	// Set by newCheckpointer, then read-only.
+	opts   CheckpointOptions[T]
+	name   string // the informer's
+	report func(error)
+	clock  clock.WithTicker
+	m      metrics.CheckpointMetrics
+
+	// id is opts.Identity with its Cluster known; nil until then. Set by
+	// load (the reflector's goroutine) or by loop, read by write.
+	id atomic.Pointer[checkpoint.Identity]
+	// resumed is set by load when the reflector is handed a checkpoint.
+	resumed atomic.Bool
+	// changes counts the changes applied since the last checkpoint; a
+	// send on due (capacity 1) asks for one early.
+	changes atomic.Int64
+	due     chan struct{}
+}
+
+func newCheckpointer[T cache.Object](opts CheckpointOptions[T], name string, report func(error), clk clock.WithTicker,
+	m metrics.CheckpointMetrics) (*checkpointer[T], error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &checkpointer[T]{opts: opts, name: name, report: report, clock: clk, m: m, due: make(chan struct{}, 1)}
+	if opts.Identity.Cluster != "" {
+		id := opts.Identity
+		c.id.Store(&id)
+	}
+	return c, nil
+}
+
+// identity returns the checkpoint's identity, asking for the cluster if it
+// is not known yet. ok false with a nil error: the cluster cannot be known
+// (already reported).
+func (c *checkpointer[T]) identity(ctx context.Context) (checkpoint.Identity, bool, error) {
+	if id := c.id.Load(); id != nil {
+		return *id, true, nil
+	}
+	cluster, err := c.opts.Cluster(ctx)
+	switch {
+	case err != nil && (errors.Is(err, listwatch.ErrUnavailable) || ctx.Err() != nil):
+		return checkpoint.Identity{}, false, fmt.Errorf("checkpoint: cluster identity: %w", err)
+	case err == nil && cluster == "":
+		err = errors.New("empty answer")
+		fallthrough
+	case err != nil:
+		c.refuse(nil, fmt.Errorf("informer %s: checkpoint ignored, starting with a full list: %w: cluster identity unknown: %w",
+			c.name, checkpoint.ErrOtherCluster, err), metrics.CheckpointRefusedNoCluster)
+		return checkpoint.Identity{}, false, nil
+	}
+	id := c.opts.Identity
+	id.Cluster = cluster
+	c.id.Store(&id)
+	return id, true, nil
+}
+
+// load is the reflector's Resume: the checkpoint to resume from, nil for
+// none. Its error (the cluster not answering yet) makes the reflector ask
+// again after a back-off.
+func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error) {
+	id, ok, err := c.identity(ctx)
+	if !ok {
+		return nil, err
+	}
+	snap, err := checkpoint.Read(c.opts.Path, id, c.opts.Codec)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		c.refuse(err, fmt.Errorf("informer %s: checkpoint ignored, starting with a full list: %w", c.name, err), "")
+		return nil, nil
+	case snap.ResourceVersion == "":
+		err := fmt.Errorf("informer %s: checkpoint %s ignored, starting with a full list: %w: no resource version",
+			c.name, c.opts.Path, checkpoint.ErrCorrupt)
+		c.refuse(err, err, "")
+		return nil, nil
+	}
+	c.m.Loaded.Inc()
+	c.m.LoadedObjects.Set(float64(len(snap.Items)))
+	c.m.LoadedAge.Set(c.clock.Since(snap.Written).Seconds())
+	c.resumed.Store(true)
+	return &reflector.Resume[T]{Items: snap.Items, ResourceVersion: snap.ResourceVersion}, nil
+}
+
+// refuse reports a refused checkpoint and counts it under reason, or under
+// the reason cause names when reason is empty.
+func (c *checkpointer[T]) refuse(cause, report error, reason string) {
+	if reason == "" {
+		reason = refusal(cause)
+	}
+	c.m.Refused(reason).Inc()
+	c.report(report)
+}
+
+// refusal names the reason of a refused checkpoint for metrics.
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, checkpoint.ErrNotRegular):
+		return metrics.CheckpointRefusedNotRegular
+	case errors.Is(err, checkpoint.ErrVersion):
+		return metrics.CheckpointRefusedVersion
+	case errors.Is(err, checkpoint.ErrOtherCluster):
+		return metrics.CheckpointRefusedOtherCluster
+	case errors.Is(err, checkpoint.ErrMismatch):
+		return metrics.CheckpointRefusedMismatch
+	case errors.Is(err, reflector.ErrResumeRefused):
+		return metrics.CheckpointRefusedServerBehind
+	}
+	return metrics.CheckpointRefusedCorrupt
+}
+
+// reflectorError sees the reflector's errors on their way to the
+// informer's handler, to count a checkpoint the server refused.
+func (c *checkpointer[T]) reflectorError(err error) {
+	if errors.Is(err, reflector.ErrResumeRefused) {
+		c.m.Refused(metrics.CheckpointRefusedServerBehind).Inc()
+	}
+	c.report(err)
+}
+
+// changed counts one change applied to the cache.
+func (c *checkpointer[T]) changed() {
+	if c.changes.Add(1) == int64(c.opts.Changes) {
+		select {
+		case c.due <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// loop writes checkpoints of the snapshots take gives until ctx is done
+// (the informer's Run writes the last one).
+func (c *checkpointer[T]) loop(ctx context.Context, take func() (checkpoint.Snapshot[T], bool)) {
+	tick := c.clock.NewTicker(c.opts.Interval)
+	defer tick.Stop()
+	var retry <-chan time.Time // while a checkpoint waits for the queue to drain
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C():
+		case <-c.due:
+		case <-retry:
+		}
+		retry = nil
+		if c.changes.Load() == 0 {
+			continue
+		}
+		if _, ok, _ := c.identity(ctx); !ok {
+			continue // nothing to write under: the cluster is unknown
+		}
+		if !c.write(take) {
+			retry = c.clock.After(time.Second)
+		}
+	}
+}
+
+// write writes a checkpoint of the snapshot take gives, if it gives one
+// and the cluster is known; false means try again later. Write failures
+// are reported (and not retried before the next trigger).
+func (c *checkpointer[T]) write(take func() (checkpoint.Snapshot[T], bool)) bool {
+	id := c.id.Load()
+	if id == nil {
+		return true // the cluster was never known: no checkpoint can be trusted
+	}
+	n := c.changes.Load()
+	start := c.clock.Now()
+	snap, ok := take()
+	if !ok {
+		return false
+	}
+	if err := checkpoint.Write(c.opts.Path, *id, c.opts.Codec, snap); err != nil {
+		c.m.WriteErrors.Inc()
+		c.report(fmt.Errorf("informer %s: %w", c.name, err))
+		return true
+	}
+	c.m.Writes.Inc()
+	c.m.WriteDuration.Observe(c.clock.Since(start).Seconds())
+	if fi, err := os.Stat(c.opts.Path); err == nil {
+		c.m.WrittenBytes.Set(float64(fi.Size()))
+	}
+	c.changes.Add(-n)
+	return true
+}
+
+// pending reports whether changes were applied since the last checkpoint.
+func (c *checkpointer[T]) pending() bool { return c.changes.Load() != 0 }

@@ -81,6 +81,9 @@ func decodeJSONViewList[T cache.Object](body []byte, apiVersion, kind string, it
 		case "metadata":
 			return json.Unmarshal(value, &lm)
 		case "items":
+			if string(value) == "null" { // an empty list, as apimachinery reads it
+				return nil
+			}
 			n, err := project.JSONElements(value, nil)
 			if err != nil {
 				return err

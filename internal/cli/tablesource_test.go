@@ -349,3 +349,24 @@ func TestShardedTableSourceSendsTheSelectorAndFilters(t *testing.T) {
 		t.Errorf("query %q lacks the shard selector or the rows' metadata", query)
 	}
 }
+
+// A list whose items (or a Table whose rows) are null or absent is an
+// empty list with its version, as apimachinery reads it, not one nameless
+// object.
+func TestDecodeTableReadsNullOrAbsentItemsAsEmpty(t *testing.T) {
+	for _, body := range []string{
+		`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":null}`,
+		`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"}}`,
+		`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}`,
+		`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"rows":null}`,
+		`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"}}`,
+	} {
+		for _, keep := range []bool{false, true} {
+			s := &tableSource{gvr: configmaps, keepObject: keep}
+			got, err := s.decodeBody([]byte(body))
+			if err != nil || got.resourceVersion != "5" || len(got.rows) != 0 {
+				t.Errorf("%s (keep %v): %d rows, version %q, %v; want no rows at version 5", body, keep, len(got.rows), got.resourceVersion, err)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -305,19 +306,27 @@ var defaultColumns = []metav1.TableColumnDefinition{
 // plain JSON list or object.
 func (s *tableSource) decodePlain(body []byte) (decodedTable, error) {
 	var list struct {
-		Kind     string            `json:"kind"`
-		Metadata wireMeta          `json:"metadata"`
-		Items    []json.RawMessage `json:"items"`
+		Kind     string   `json:"kind"`
+		Metadata wireMeta `json:"metadata"`
+		// Items is "null" when the list is empty, as apimachinery may
+		// write it, and absent from a single object.
+		Items json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)
 	}
-	if list.Items == nil { // a single object
+	if list.Items == nil && !strings.HasSuffix(list.Kind, "List") { // a single object
 		return plainObjectRow(s, list.Metadata)
+	}
+	var items []json.RawMessage // null and absent leave it empty
+	if len(list.Items) > 0 {
+		if err := json.Unmarshal(list.Items, &items); err != nil {
+			return decodedTable{}, fmt.Errorf("%w: items: %w", kube.ErrMalformed, err)
+		}
 	}
 	out := decodedTable{resourceVersion: list.Metadata.ResourceVersion, cont: list.Metadata.Continue,
 		remaining: list.Metadata.RemainingItemCount}
-	for _, raw := range list.Items {
+	for _, raw := range items {
 		var o rowMeta
 		if err := json.Unmarshal(raw, &o); err != nil {
 			return decodedTable{}, fmt.Errorf("%w: %w", kube.ErrMalformed, err)

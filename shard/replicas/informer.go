@@ -17,7 +17,10 @@ import (
 
 // Errors of Informer.
 var (
-	// ErrNotRunning: the Informer's Run has not started or has returned.
+	// ErrNotRunning: the Informer's Run has returned. Before Run starts,
+	// SetRanges waits for it instead, so that starting Run on a goroutine
+	// and then calling SetRanges is not a race; if its context ends first,
+	// its error wraps the context's and says that Run has not started.
 	ErrNotRunning = errors.New("replicas: informer not running")
 	// ErrOverlap: SetRanges was given ranges that overlap.
 	ErrOverlap = errors.New("replicas: overlapping ranges")
@@ -181,8 +184,8 @@ func (i *Informer[T]) AddHandler(h Handler[T]) error {
 }
 
 // do hands req to Run and waits for its answer, or for ctx. Before Run
-// starts, it waits for it; after Run has returned, it fails with
-// ErrNotRunning.
+// starts, it waits for it (an error wrapping ctx's says so if ctx ends
+// first); after Run has returned, it fails with ErrNotRunning.
 func (i *Informer[T]) do(ctx context.Context, req request[T]) error {
 	req.reply = make(chan error, 1)
 	select {
@@ -190,6 +193,12 @@ func (i *Informer[T]) do(ctx context.Context, req request[T]) error {
 	case <-i.runDone:
 		return ErrNotRunning
 	case <-ctx.Done():
+		i.mu.Lock()
+		started := i.running
+		i.mu.Unlock()
+		if !started {
+			return fmt.Errorf("replicas: %s: Run has not started: %w", i.name, ctx.Err())
+		}
 		return ctx.Err()
 	}
 	select {
@@ -446,7 +455,9 @@ func (i *Informer[T]) holds(r shard.Range) bool {
 // (synced, and every handler has returned from its OnAcquire calls), and
 // only then releases the ranges not in the list. Ranges that stay are not touched. It returns
 // ctx's error if ctx ends first (the ranges started go on syncing), and
-// ErrOverlap if two of ranges overlap. Ranges are compared as given: a
+// ErrOverlap if two of ranges overlap. Called before Run, it waits for Run
+// to start (its error then says "Run has not started" if ctx ends first);
+// after Run has returned, it fails with ErrNotRunning. Ranges are compared as given: a
 // range cut differently from one owned is a new range, and while both are
 // owned reads may see their common objects twice.
 //

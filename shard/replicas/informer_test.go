@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -401,6 +402,46 @@ func TestAcquiredObjectsAreReadableFromTheirOnAcquire(t *testing.T) {
 		<-done
 		if acquired != 60 || len(unreadable) > 0 {
 			t.Errorf("acquired %d of 60; not readable in OnAcquire: %v", acquired, unreadable)
+		}
+	})
+}
+
+// Before Run, SetRanges waits for Run to start (so that `go inf.Run(ctx)`
+// then SetRanges is not a race), and says so if its context ends first;
+// ErrNotRunning is only for an Informer whose Run has returned.
+func TestSetRangesBeforeRunWaitsForRunAndSaysSo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, 10)
+		inf, err := NewInformer(InformerOptions[cm]{Name: "cms", NewSource: w.newSource})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		err = inf.SetRanges(ctx, shard.Split(2))
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNotRunning) || !strings.Contains(err.Error(), "Run has not started") {
+			t.Errorf("SetRanges before Run, its context ended: %v; want DeadlineExceeded saying Run has not started", err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- inf.SetRanges(t.Context(), shard.Split(2)) }()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("SetRanges returned before Run started: %v", err)
+		default:
+		}
+		runCtx, stop := context.WithCancel(t.Context())
+		ran := make(chan error, 1)
+		go func() { ran <- inf.Run(runCtx) }()
+		if err := <-done; err != nil {
+			t.Errorf("SetRanges waiting for Run: %v", err)
+		}
+		if got := inf.Len(); got != 10 {
+			t.Errorf("%d objects cached, want 10", got)
+		}
+		stop()
+		if err := <-ran; err != nil {
+			t.Errorf("Run: %v", err)
 		}
 	})
 }

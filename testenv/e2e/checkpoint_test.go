@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/reflector"
 	"github.com/kinformer/kinformer/testenv"
 )
 
@@ -207,5 +209,94 @@ func TestCorruptCheckpointIsIgnoredWithAClearReport(t *testing.T) {
 	}
 	if p := inf.Progress(); p.Started.IsZero() || p.Objects != 5 {
 		t.Errorf("progress %+v, want a full list of 5", p)
+	}
+}
+
+// rewriteCheckpoint reads the only checkpoint of dir, written for this
+// cluster, lets edit change its identity and snapshot, and writes it back
+// (a file from another cluster, or from before a restore, made here).
+func rewriteCheckpoint(t *testing.T, dir, ns string, edit func(id *checkpoint.Identity, snap *checkpoint.Snapshot[*corev1.Pod])) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.ckpt"))
+	if len(files) != 1 {
+		t.Fatalf("checkpoint files: %v", files)
+	}
+	ks, err := env.Clientset().CoreV1().Namespaces().Get(t.Context(), "kube-system", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec, err := checkpoint.DefaultCodec[*corev1.Pod]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := checkpoint.Identity{Cluster: string(ks.UID), Resource: "typed /v1, Resource=pods namespace=" + ns,
+		Type: checkpoint.TypeName[*corev1.Pod](), Encoding: codec.Name}
+	snap, err := checkpoint.Read(files[0], id, codec)
+	if err != nil {
+		t.Fatalf("the checkpoint of this cluster does not read back: %v", err)
+	}
+	edit(&id, &snap)
+	if err := checkpoint.Write(files[0], id, codec, snap); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A checkpoint is served only for the cluster that wrote it, and only once
+// the server has confirmed its version: a file of another cluster, and one
+// whose version the server has not reached (a cluster restored from a
+// backup), are refused with a report naming why, and the handler sees the
+// server's objects only, never the file's.
+func TestCheckpointOfAnotherClusterOrAheadOfTheServerIsNeverServed(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(id *checkpoint.Identity, snap *checkpoint.Snapshot[*corev1.Pod])
+		target error
+	}{
+		{"another cluster", func(id *checkpoint.Identity, _ *checkpoint.Snapshot[*corev1.Pod]) {
+			id.Cluster = "00000000-another-cluster"
+		}, checkpoint.ErrOtherCluster},
+		{"ahead of the server", func(_ *checkpoint.Identity, snap *checkpoint.Snapshot[*corev1.Pod]) {
+			rv, _ := strconv.ParseInt(snap.ResourceVersion, 10, 64)
+			snap.ResourceVersion = strconv.FormatInt(rv+10_000_000, 10)
+		}, reflector.ErrResumeRefused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := namespace(t, "foreign")
+			if err := env.CreatePods(t.Context(), ns, 5, testenv.BulkOptions{NamePrefix: "web-"}); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			errs := &errorLog{}
+			first, _ := checkpointedFactory[*corev1.Pod](t, dir, ns, errs, nil)
+			startAndSync(t, first, errs)
+			first.Shutdown()
+			rewriteCheckpoint(t, dir, ns, func(id *checkpoint.Identity, snap *checkpoint.Snapshot[*corev1.Pod]) {
+				ghost := snap.Items[0].DeepCopy()
+				ghost.Name, ghost.UID = "ghost", "ghost-uid"
+				snap.Items = append(snap.Items, ghost)
+				tc.edit(id, snap)
+			})
+
+			rec := &recorder[*corev1.Pod]{}
+			errs2 := &errorLog{}
+			second, inf := checkpointedFactory(t, dir, ns, errs2, rec)
+			second.Start(t.Context())
+			if !inf.WaitForCacheSync(t.Context()) {
+				t.Fatal("not synced")
+			}
+			requireCacheMatches(t, inf.Cache(), listPods(ns, metav1.ListOptions{}))
+			for _, n := range rec.all() {
+				if n.name == "ghost" {
+					t.Fatalf("the handler saw the file's ghost pod: %v", rec.all())
+				}
+			}
+			reported := errs2.all()
+			if len(reported) != 1 || !errors.Is(reported[0], tc.target) {
+				t.Fatalf("reported %v, want one error matching %v", reported, tc.target)
+			}
+			if p := inf.Progress(); p.Started.IsZero() || p.Objects != 5 {
+				t.Errorf("progress %+v, want a cold list of 5", p)
+			}
+		})
 	}
 }

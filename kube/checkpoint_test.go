@@ -13,7 +13,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -229,5 +231,58 @@ func TestFactoryAfterShutdownRefusesInformers(t *testing.T) {
 	}
 	if _, err := MetadataInformer(f, Resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Namespaced: true}, InformerOptions[*metav1.PartialObjectMetadata]{}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("MetadataInformer: %v", err)
+	}
+}
+
+// A checkpoint path that is a FIFO (or a directory) never blocks the
+// factory: the informer reports it, starts cold, and Shutdown returns.
+func TestFactoryShutdownNeverHangsOnACheckpointPath(t *testing.T) {
+	cfg := clusterServer(t, "uid-a", map[string][]runtime.Object{"/api/v1/namespaces/shop/pods": {pod("shop", "web-0", "8")}})
+	res, _ := ResourceFor[*corev1.Pod]()
+	key := Key{Source: SourceTyped, Resource: res, Selection: Selection{Namespace: "shop"}}
+	for _, kind := range []string{"fifo", "directory"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			path := checkpoint.Path(dir, checkpoint.Identity{Resource: key.String(), Type: checkpoint.TypeName[*corev1.Pod](), Encoding: "protobuf"})
+			var err error
+			if kind == "fifo" {
+				err = syscall.Mkfifo(path, 0o600)
+			} else {
+				err = os.Mkdir(path, 0o700)
+			}
+			if err != nil {
+				t.Skipf("cannot make a %s: %v", kind, err)
+			}
+			var mu sync.Mutex
+			var errs []error
+			f, err := NewFactory(cfg, FactoryOptions{Checkpoints: Checkpoints{Dir: dir}, ErrorHandler: func(err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				errs = append(errs, err)
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inf, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: key.Selection, Checkpoint: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Start(t.Context())
+			if !inf.WaitForCacheSync(t.Context()) || len(inf.Cache().List()) != 1 {
+				t.Fatal("cold start did not sync")
+			}
+			done := make(chan struct{})
+			go func() { f.Shutdown(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second): // a hang fails rather than stalls the suite
+				t.Fatal("Shutdown hung")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(errs) == 0 || !errors.Is(errs[0], checkpoint.ErrNotRegular) {
+				t.Fatalf("errors %v, want the path refused as not a regular file first", errs)
+			}
+		})
 	}
 }

@@ -92,7 +92,7 @@ func checkpointFor[T cache.Object](f *Factory, key Key, src any, want bool) (inf
 	return informer.CheckpointOptions[T]{
 		Path:     checkpoint.Path(c.Dir, id),
 		Identity: id,
-		Cluster:  f.cluster.get,
+		Cluster:  f.cluster.Get,
 		Codec:    codec,
 		Interval: c.Interval,
 		Changes:  c.Changes,

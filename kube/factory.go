@@ -18,6 +18,7 @@ import (
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/internal/clusterid"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 	"github.com/kinformer/kinformer/reflector"
@@ -191,7 +192,7 @@ type Factory struct {
 	cfg        *rest.Config // carries the shared RateLimiter
 	httpClient *http.Client
 	opts       FactoryOptions
-	cluster    *clusterIdentity // for checkpoints
+	cluster    *clusterid.Reader // names the cluster in checkpoints
 
 	// wg counts the Run calls of started informers.
 	wg sync.WaitGroup
@@ -232,7 +233,7 @@ func NewFactory(cfg *rest.Config, opts FactoryOptions) (*Factory, error) {
 		}
 	}
 	f := &Factory{cfg: c, httpClient: hc, opts: opts, informers: make(map[Key]*entry)}
-	f.cluster = newClusterIdentity(c, f)
+	f.cluster = newClusterIdentity(f)
 	return f, nil
 }
 

@@ -33,6 +33,37 @@ type informerCounters struct {
 	merged, panics                                   counter
 	// shard is set when the informer's source filters a shard (--shard).
 	shard *shardCounters
+	// ckpt are the instruments of the informer's checkpoint
+	// (--checkpoint-dir).
+	ckpt checkpointCounters
+}
+
+// checkpointCounters are the readable instruments of an informer's
+// checkpoint.
+type checkpointCounters struct {
+	on             atomic.Bool // the informer has a checkpoint
+	loaded         counter
+	objects, age   gauge
+	refused        counter
+	reason         atomic.Pointer[string] // of the last refusal
+	writes, errors counter
+	bytes          gauge
+}
+
+// metrics returns the instruments, each also reported to n.
+func (c *checkpointCounters) metrics(n metrics.CheckpointMetrics) metrics.CheckpointMetrics {
+	return metrics.CheckpointMetrics{
+		Loaded:        teeCounter{&c.loaded, n.Loaded},
+		LoadedObjects: teeGauge{&c.objects, n.LoadedObjects},
+		LoadedAge:     teeGauge{&c.age, n.LoadedAge},
+		Refused: func(reason string) metrics.Counter {
+			return hookCounter{teeCounter{&c.refused, n.Refused(reason)}, func() { c.reason.Store(&reason) }}
+		},
+		Writes:        teeCounter{&c.writes, n.Writes},
+		WriteErrors:   teeCounter{&c.errors, n.WriteErrors},
+		WrittenBytes:  teeGauge{&c.bytes, n.WrittenBytes},
+		WriteDuration: n.WriteDuration,
+	}
 }
 
 // shardCounters are the readable instruments of a shard-filtered source.
@@ -165,6 +196,7 @@ func (c *collector) NewInformerMetrics(name string) metrics.InformerMetrics {
 		QueueDepth: teeGauge{&ic.queueDepth, n.QueueDepth},
 		Objects:    teeGauge{&ic.objects, n.Objects},
 		Lag:        n.Lag,
+		Checkpoint: ic.ckpt.metrics(n.Checkpoint),
 	}
 }
 

@@ -130,6 +130,7 @@ Only metadata is cached unless --full is given.`,
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "cache whole objects, not only their metadata")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: wide (every column), json or kv (default: a table fitted to the terminal, kv lines when piped)")
 	cmd.Flags().DurationVar(&opts.HandlerDelay, "handler-delay", 0, "make the handler take this long per notification, to watch a slow handler's backlog and merges")
+	cmd.Flags().StringVar(&opts.CheckpointDir, "checkpoint-dir", "", "keep each informer's cache in a file in this directory and start from it next time (-o wide shows the CHECKPOINT column)")
 	return cmd
 }
 

@@ -13,7 +13,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/internal/clusterid"
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
 )
@@ -74,6 +76,9 @@ type groupOptions[T labeled] struct {
 	warnings io.Writer
 	// ctxErr tells the error handler the command is ending.
 	ctxErr func() error
+	// checkpointDir, when set, keeps each informer's cache there between
+	// runs (--checkpoint-dir).
+	checkpointDir string
 }
 
 func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
@@ -81,6 +86,10 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 	// informers' successes and back-off delays from the collector.
 	g := &group[T]{health: newHealth(opts.session.cfg.Host, opts.warnings, nil)}
 	opts.collector.health = g.health
+	var cluster *clusterid.Reader
+	if opts.checkpointDir != "" {
+		cluster = clusterid.New(opts.session.cfg, nil, kube.MapError)
+	}
 	for _, t := range opts.session.targets {
 		l := &live[T]{target: t, name: informerName(t), fatal: make(chan error, 1), started: time.Now()}
 		l.counters = opts.collector.counters(l.name)
@@ -94,11 +103,17 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.arg, err)
 		}
+		var ckpt informer.CheckpointOptions[T]
+		if cluster != nil {
+			ckpt = checkpointOptions[T](opts.checkpointDir, t, so.Selection, cluster)
+			l.counters.ckpt.on.Store(true)
+		}
 		inf, err := informer.NewShared(informer.Options[T]{
-			Name:      l.name,
-			Source:    src,
-			Transform: informer.DropManagedFields[T],
-			Metrics:   opts.collector,
+			Name:       l.name,
+			Source:     src,
+			Transform:  informer.DropManagedFields[T],
+			Metrics:    opts.collector,
+			Checkpoint: ckpt,
 			ErrorHandler: func(err error) {
 				if opts.ctxErr() != nil {
 					return
@@ -128,6 +143,13 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 		g.informers = append(g.informers, l)
 	}
 	return g, nil
+}
+
+// checkpointOptions keep the cache of t's informer in dir: a file per
+// resource, selection and object type (metadata or full objects).
+func checkpointOptions[T labeled](dir string, t target, sel kube.Selection, cluster *clusterid.Reader) informer.CheckpointOptions[T] {
+	id := checkpoint.Identity{Resource: "kinformer " + t.res.GVR.String() + " " + sel.String(), Type: checkpoint.TypeName[T]()}
+	return informer.CheckpointOptions[T]{Path: checkpoint.Path(dir, id), Identity: id, Cluster: cluster.Get}
 }
 
 // informerName names a target's informer in metrics and messages: the

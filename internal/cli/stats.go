@@ -30,6 +30,10 @@ type StatsOptions struct {
 	// Output is -o: "" (a table fitted to the terminal, or kv lines when
 	// the output is not a terminal), wide, json or kv.
 	Output string
+	// CheckpointDir, when set, keeps each informer's cache in a file
+	// there, so that the next run starts from it (see package checkpoint);
+	// -o wide, json and kv show what each checkpoint did.
+	CheckpointDir string
 }
 
 // RunStats runs an informer per resource in args and shows, every
@@ -72,6 +76,8 @@ func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 		handler:   slowHandler[T](ctx, opts.HandlerDelay),
 		warnings:  streams.ErrOut,
 		ctxErr:    ctx.Err,
+
+		checkpointDir: opts.CheckpointDir,
 	})
 	if err != nil {
 		return err

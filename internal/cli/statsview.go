@@ -39,6 +39,43 @@ type statSample struct {
 	// counts the objects a client-side filter dropped.
 	shard   string
 	dropped int64
+	// ckpt is what the informer's checkpoint did (--checkpoint-dir); nil
+	// without one.
+	ckpt *ckptSample
+}
+
+// ckptSample is what an informer's checkpoint did: the file it started
+// from, or why one was refused, and what was written since.
+type ckptSample struct {
+	loaded  bool
+	objects int64
+	age     time.Duration
+	refused string // the reason of the last refusal, "" if none
+	writes  int64
+	errors  int64
+	bytes   int64
+}
+
+// String is the CHECKPOINT cell and the kv value, without spaces:
+// "loaded:120,age:3m0s", "refused:other-cluster" or "cold", then
+// ",written:2,14.2KiB" once written.
+func (c *ckptSample) String() string {
+	var s string
+	switch {
+	case c.refused != "":
+		s = "refused:" + c.refused
+	case c.loaded:
+		s = fmt.Sprintf("loaded:%d,age:%s", c.objects, roundDuration(c.age))
+	default:
+		s = "cold"
+	}
+	if c.writes > 0 {
+		s += fmt.Sprintf(",written:%d,%s", c.writes, bytesIEC(uint64(c.bytes)))
+	}
+	if c.errors > 0 {
+		s += fmt.Sprintf(",write-errors:%d", c.errors)
+	}
+	return s
 }
 
 // processSample is the process-wide part of a sample.
@@ -105,6 +142,14 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 		if sc := c.shard; sc != nil {
 			st.shard, st.dropped = sc.mode(), sc.dropped.value()
 		}
+		if cc := &c.ckpt; cc.on.Load() {
+			st.ckpt = &ckptSample{loaded: cc.loaded.value() > 0, objects: int64(cc.objects.value()),
+				age: time.Duration(cc.age.value() * float64(time.Second)), writes: cc.writes.value(),
+				errors: cc.errors.value(), bytes: int64(cc.bytes.value())}
+			if r := cc.reason.Load(); r != nil {
+				st.ckpt.refused = *r
+			}
+		}
 		st.eta, st.etaKnown = pr.ETA(now)
 		// Rates start once the informer was synced at the previous sample,
 		// so the initial list (streamed as ADDED events) does not count.
@@ -143,10 +188,12 @@ func validStatsOutput(o string) error {
 // formatStatsLine is the plain, parseable form of a sample: space-separated
 // key=value pairs, the same keys on every line, the resource first.
 //
-//	resource=pods namespace=* objects=150 synced=true sync=84ms added/s=2.0 modified/s=4.0 deleted/s=2.0 added=120 modified=240 deleted=118 backlog=0 merged=0 rv=4711 lists=1 watches=1 errors=0 fallbacks=0 restarts=0 shard=- dropped=0 heap=14.2MiB
+//	resource=pods namespace=* objects=150 synced=true sync=84ms added/s=2.0 modified/s=4.0 deleted/s=2.0 added=120 modified=240 deleted=118 backlog=0 merged=0 rv=4711 lists=1 watches=1 errors=0 fallbacks=0 restarts=0 shard=- dropped=0 checkpoint=- heap=14.2MiB
 //
 // shard is the --shard filter's mode: server, client, probing, or "-"
 // without --shard; dropped counts what a client-side filter dropped.
+// checkpoint is what the --checkpoint-dir checkpoint did (ckptSample's
+// String), "-" without one.
 func formatStatsLine(s statSample, p processSample) string {
 	sync := "-"
 	if s.synced {
@@ -164,10 +211,14 @@ func formatStatsLine(s statSample, p processSample) string {
 	if mode == "" {
 		mode = "-"
 	}
-	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d fallbacks=%d restarts=%d shard=%s dropped=%d heap=%s",
+	ckpt := "-"
+	if s.ckpt != nil {
+		ckpt = s.ckpt.String()
+	}
+	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d fallbacks=%d restarts=%d shard=%s dropped=%d checkpoint=%s heap=%s",
 		s.resource, ns, s.objects, s.synced, sync, s.addRate, s.modifyRate, s.deleteRate,
 		s.added, s.modified, s.deleted, s.backlog, s.merged, rv, s.lists, s.watches, s.errEvents,
-		s.fallbacks, s.restarts, mode, s.dropped, bytesIEC(p.heapBytes))
+		s.fallbacks, s.restarts, mode, s.dropped, ckpt, bytesIEC(p.heapBytes))
 }
 
 // statsJSON is the -o json form of a sample, one object per line.
@@ -198,9 +249,23 @@ type statsJSON struct {
 	Errors          int64   `json:"errors"`
 	// Shard is the --shard filter's mode (server, client, probing), and
 	// Dropped what a client-side filter dropped; absent without --shard.
-	Shard     string `json:"shard,omitempty"`
-	Dropped   int64  `json:"dropped,omitempty"`
-	HeapBytes uint64 `json:"heapBytes"`
+	Shard   string `json:"shard,omitempty"`
+	Dropped int64  `json:"dropped,omitempty"`
+	// Checkpoint is what the --checkpoint-dir checkpoint did; absent
+	// without one.
+	Checkpoint *checkpointJSON `json:"checkpoint,omitempty"`
+	HeapBytes  uint64          `json:"heapBytes"`
+}
+
+// checkpointJSON is the -o json form of a ckptSample.
+type checkpointJSON struct {
+	Loaded        bool    `json:"loaded"`
+	LoadedObjects int64   `json:"loadedObjects,omitempty"`
+	AgeSeconds    float64 `json:"ageSeconds,omitempty"`
+	Refused       string  `json:"refused,omitempty"`
+	Writes        int64   `json:"writes"`
+	WriteErrors   int64   `json:"writeErrors,omitempty"`
+	Bytes         int64   `json:"bytes,omitempty"`
 }
 
 func formatStatsJSON(at time.Time, s statSample, p processSample) string {
@@ -211,6 +276,10 @@ func formatStatsJSON(at time.Time, s statSample, p processSample) string {
 		Added: s.added, Modified: s.modified, Deleted: s.deleted, Backlog: s.backlog, Merged: s.merged,
 		ResourceVersion: s.rv, Lists: s.lists, Watches: s.watches, Errors: s.errEvents, HeapBytes: p.heapBytes,
 		Fallbacks: s.fallbacks, Restarts: s.restarts, Shard: s.shard, Dropped: s.dropped,
+	}
+	if c := s.ckpt; c != nil {
+		j.Checkpoint = &checkpointJSON{Loaded: c.loaded, LoadedObjects: c.objects, AgeSeconds: c.age.Seconds(),
+			Refused: c.refused, Writes: c.writes, WriteErrors: c.errors, Bytes: c.bytes}
 	}
 	if s.synced {
 		j.SyncSeconds = s.syncTime.Seconds()
@@ -385,11 +454,22 @@ var statsColumns = []statsColumn{
 		return s.shard
 	}},
 	{droppedHeader, func(s statSample) string { return fmt.Sprint(s.dropped) }},
+	// CHECKPOINT says what the --checkpoint-dir checkpoint did: the file
+	// the informer started from (objects and age), why one was refused,
+	// or a cold start, then what was written. Shown with -o wide only,
+	// and only with --checkpoint-dir.
+	{checkpointHeader, func(s statSample) string {
+		if s.ckpt == nil {
+			return "-"
+		}
+		return s.ckpt.String()
+	}},
 }
 
 const (
-	shardHeader   = "SHARD"
-	droppedHeader = "DROPPED"
+	shardHeader      = "SHARD"
+	droppedHeader    = "DROPPED"
+	checkpointHeader = "CHECKPOINT"
 )
 
 // narrowHeaders shorten the rate columns when the table does not fit.
@@ -430,14 +510,21 @@ func statsScreen(f statsFrame, status []string, wide bool, width, height int) []
 	for i, c := range statsColumns {
 		headers[i] = c.header
 	}
-	sharded := false
+	sharded, checkpointed := false, false
 	for _, s := range f.informers {
 		sharded = sharded || s.shard != ""
+		checkpointed = checkpointed || s.ckpt != nil
 	}
 	keep := make([]bool, len(statsColumns))
 	for i := range keep {
-		h := statsColumns[i].header
-		keep[i] = sharded || (h != shardHeader && h != droppedHeader)
+		switch statsColumns[i].header {
+		case shardHeader, droppedHeader:
+			keep[i] = sharded
+		case checkpointHeader:
+			keep[i] = wide && checkpointed
+		default:
+			keep[i] = true
+		}
 	}
 	colWidth := func(i int) int {
 		w := utf8.RuneCountInString(headers[i])

@@ -375,3 +375,41 @@ func TestVTWrapsAndMovesLikeXterm(t *testing.T) {
 		t.Errorf("an unknown sequence went unnoticed: %q", term.problems())
 	}
 }
+
+// TestStatsViewShowsCheckpoints: with --checkpoint-dir, -o wide has a
+// CHECKPOINT column saying what each informer's checkpoint did, the plain
+// table leaves it out, and the kv and JSON lines carry it.
+func TestStatsViewShowsCheckpoints(t *testing.T) {
+	f := demoFrame(testNow, 1)
+	f.informers[0].ckpt = &ckptSample{loaded: true, objects: 120, age: 3 * time.Minute, writes: 2, bytes: 14 << 10}
+	f.informers[1].ckpt = &ckptSample{refused: "other-cluster"}
+	f.informers[2].ckpt = &ckptSample{}
+	for _, wide := range []bool{true, false} {
+		lines := statsScreen(f, nil, wide, 0, 0)
+		has := strings.Contains(lines[0], "CHECKPOINT")
+		if has != wide {
+			t.Fatalf("wide %v: CHECKPOINT column shown %v\n%s", wide, has, strings.Join(lines, "\n"))
+		}
+		if !wide {
+			continue
+		}
+		for i, want := range []string{"loaded:120,age:3m,written:2,14.0KiB", "refused:other-cluster", "cold", "-"} {
+			if !strings.Contains(lines[1+i], want) {
+				t.Errorf("row %d: %q, want %q", i, lines[1+i], want)
+			}
+		}
+	}
+	if line := formatStatsLine(f.informers[1], f.process); !strings.Contains(line, " checkpoint=refused:other-cluster ") {
+		t.Errorf("kv line %q lacks the refusal", line)
+	}
+	if line := formatStatsLine(statSample{resource: "pods"}, processSample{}); !strings.Contains(line, " checkpoint=- ") {
+		t.Errorf("kv line without --checkpoint-dir: %q", line)
+	}
+	var j struct {
+		Checkpoint *checkpointJSON `json:"checkpoint"`
+	}
+	if err := json.Unmarshal([]byte(formatStatsJSON(testNow, f.informers[0], f.process)), &j); err != nil || j.Checkpoint == nil ||
+		!j.Checkpoint.Loaded || j.Checkpoint.LoadedObjects != 120 || j.Checkpoint.Writes != 2 {
+		t.Errorf("json: %+v, %v", j.Checkpoint, err)
+	}
+}

@@ -98,3 +98,29 @@ func TestStatsServesMetricsAndProfiles(t *testing.T) {
 		t.Errorf("exit %d after Ctrl-C", code)
 	}
 }
+
+// With --checkpoint-dir, a second `stats --once` starts from the first's
+// checkpoint and says so (checkpoint=loaded:N), the first having said it
+// started cold and wrote one.
+func TestStatsStartsFromItsCheckpoint(t *testing.T) {
+	ns := namespace(t, "cli-ckpt")
+	if err := env.CreateConfigMaps(t.Context(), ns, 12, testenv.BulkOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	run := func() map[string]string {
+		t.Helper()
+		r := kinformer(t, "stats", "configmaps", "-n", ns, "--once", "--interval", "200ms", "--checkpoint-dir", dir, "-o", "kv")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		return keyValues(strings.TrimSpace(r.stdout))
+	}
+	if kv := run(); kv["checkpoint"] != "cold" || kv["objects"] != "12" {
+		t.Fatalf("first run: checkpoint=%q objects=%q, want a cold start of 12", kv["checkpoint"], kv["objects"])
+	}
+	kv := run()
+	if !strings.HasPrefix(kv["checkpoint"], "loaded:12,") || kv["objects"] != "12" {
+		t.Fatalf("second run: checkpoint=%q objects=%q, want a start from the first's 12", kv["checkpoint"], kv["objects"])
+	}
+}

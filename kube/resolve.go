@@ -35,6 +35,10 @@ func Resolve(ctx context.Context, cfg *rest.Config, name string) (Resource, erro
 	if arg == "" {
 		return Resource{}, fmt.Errorf("kube: empty resource name")
 	}
+	full, partial := schema.ParseResourceArg(arg)
+	if partial.Resource == "" { // ".apps": no server has it, and the mapper fails another way
+		return Resource{}, fmt.Errorf("kube: resource %q: %w", name, &meta.NoResourceMatchError{PartialResource: partial.WithVersion("")})
+	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return Resource{}, fmt.Errorf("kube: discovery client: %w", err)
@@ -48,7 +52,6 @@ func Resolve(ctx context.Context, cfg *rest.Config, name string) (Resource, erro
 	mapper := restmapper.NewShortcutExpanderWithContext(
 		restmapper.NewDiscoveryRESTMapperWithContext(groups), dc, func(string) {})
 
-	full, partial := schema.ParseResourceArg(arg)
 	var gvr schema.GroupVersionResource
 	found := false
 	if full != nil {

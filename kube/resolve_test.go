@@ -77,7 +77,7 @@ func TestResolve(t *testing.T) {
 
 func TestResolveUnknownResource(t *testing.T) {
 	cfg := fakeServer(t, discoveryServer(t))
-	for _, name := range []string{"gadgets", "pods.example.com", ""} {
+	for _, name := range []string{"gadgets", "pods.example.com", "", ".apps", ".v1.apps", "."} {
 		_, err := Resolve(context.Background(), cfg, name)
 		if err == nil {
 			t.Errorf("Resolve(%q) succeeded", name)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func allocBound(text ...string) uint64 {
 	for _, s := range text {
 		n += len(s)
 	}
-	return 64<<10 + 512*uint64(n)
+	return 256<<10 + 512*uint64(n)
 }
 
 // -l and --field-selector never panic, fail only with ErrBadSelector, and
@@ -73,5 +74,40 @@ func FuzzSortBy(f *testing.F) {
 		}
 		sortMetadata(metas, path)
 		sortRows(rows, path)
+	})
+}
+
+// Resource names, as the commands take them ("pods", "deploy,cm",
+// "deployments.v1.apps"), resolve through discovery without panicking or
+// allocating in proportion to a number in them: to one of the cluster's
+// resources, or to an error a person can act on.
+func FuzzResourceNames(f *testing.F) {
+	for _, s := range []string{"pods", "po,cm", "deployments.v1.apps", "Deployment", " PODS ", ",,", "pods.", ".apps", "a.b.c.d.e",
+		"pods/status", "deploy.v99999999999999999999.apps", "*", "pods,", "ns", "\x00", "pods.v1.", " ", "pods, ,cm"} {
+		f.Add(s)
+	}
+	global := fakeCluster(f, http.NotFound)
+	known := map[string]bool{"pods": true, "configmaps": true, "namespaces": true, "deployments": true}
+	f.Fuzz(func(t *testing.T, names string) {
+		var s *session
+		var err error
+		// The fake server's allocations count too: the bound is larger
+		// than the parsers', but still far below what a count read from
+		// the name would cost.
+		if n := allocatedBy(func() { s, err = global.connect(t.Context(), []string{names}) }); n > 16*allocBound(names) {
+			t.Fatalf("connect(%q) allocated %d bytes", names, n)
+		}
+		if err != nil {
+			var ue *UserError
+			if !errors.As(err, &ue) && !strings.HasPrefix(err.Error(), "no resource given") {
+				t.Fatalf("connect(%q): %v is not an error a person can act on", names, err)
+			}
+			return
+		}
+		for _, tg := range s.targets {
+			if !known[tg.res.GVR.Resource] {
+				t.Fatalf("connect(%q) resolved %v, which the cluster does not serve", names, tg.res.GVR)
+			}
+		}
 	})
 }

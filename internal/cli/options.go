@@ -153,12 +153,13 @@ func (o *GlobalOptions) defaultNamespace() string {
 	return ns
 }
 
-// splitArgs accepts "pods configmaps" and "pods,configmaps" alike.
+// splitArgs accepts "pods configmaps" and "pods,configmaps" alike; blank
+// names ("pods,,cm", "pods, ") are dropped.
 func splitArgs(args []string) []string {
 	var out []string
 	for _, a := range args {
-		for _, p := range strings.Split(a, ",") {
-			if p != "" {
+		for p := range strings.SplitSeq(a, ",") {
+			if p = strings.TrimSpace(p); p != "" {
 				out = append(out, p)
 			}
 		}

@@ -49,19 +49,25 @@ func newShardsCommand(streams Streams, global *GlobalOptions) *cobra.Command {
 ranges, the shards of KEP-5866, and lists each range of each resource with its
 shard selector: how many objects it holds, and whether the server filtered
 them (feature gate ShardedListAndWatch) or sent every object for kinformer to
-drop (without the gate, each range costs a whole list).
+drop (without the gate, each range costs a whole list). A line per resource
+then gives the skew: the fullest range's count over the mean (1.00 is even,
+N means every object in one of N ranges).
+
+--by namespace keeps each namespace in one range, and KEP-5866 hashes with
+FNV-1a, which keeps similar short names close together (ns0 to ns99 all fall
+in the first third): look at the skew before sharding by namespace.
 
 --group NAME shows a group of replicas (kinformer's shard/replicas) instead:
 each replica's Lease, whether it stands, and the ranges it claims; ranges no
 standing Lease claims are named.`,
 		Example: `  kinformer shards pods -A --split 3
-  kinformer shards cm -n web --by namespace
+  kinformer shards cm -A --by namespace --split 3
   kinformer shards --group shardhash -n default`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return RunShards(cmd.Context(), streams, global, opts, args)
 		},
 	}
-	cmd.Flags().IntVar(&opts.Split, "split", 4, "cut the hash space into this many equal ranges")
+	cmd.Flags().IntVar(&opts.Split, "split", 4, "cut the hash space into this many equal ranges (1 to 1024), and show how the objects spread over them")
 	cmd.Flags().StringVar(&opts.By, "by", "uid", "the field hashed: uid or namespace")
 	cmd.Flags().StringVar(&opts.Group, "group", "", "show the Leases of this replica group instead")
 	return cmd
@@ -88,7 +94,9 @@ func RunShards(ctx context.Context, streams Streams, global *GlobalOptions, opts
 	}
 	tw := tabwriter.NewWriter(streams.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RESOURCE\tRANGE\tSTART\tEND\tOBJECTS\tFILTERED")
+	spreads := make([]spread, 0, len(s.targets))
 	for _, t := range s.targets {
+		sp := spread{resource: t.res.GVR.Resource, counts: make([]int, 0, opts.Split)}
 		for i, r := range shard.Split(opts.Split) {
 			set, err := shard.NewSet(field, r)
 			if err != nil {
@@ -104,9 +112,67 @@ func RunShards(ctx context.Context, streams Streams, global *GlobalOptions, opts
 			}
 			fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%d\t%s\n", t.res.GVR.Resource, i, opts.Split,
 				hexStart(r), hexEnd(r), n, by)
+			sp.counts = append(sp.counts, n)
+		}
+		spreads = append(spreads, sp)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(streams.Out)
+	skewed := false
+	for _, sp := range spreads {
+		fmt.Fprintln(streams.Out, sp.String())
+		skewed = skewed || sp.skew() >= 1.5
+	}
+	if skewed && field == shard.Namespace {
+		fmt.Fprintln(streams.Out, namespaceSkewHint)
+	}
+	return nil
+}
+
+// namespaceSkewHint explains a skewed split by namespace.
+const namespaceSkewHint = `By namespace, every object of a namespace is in one range, and KEP-5866
+hashes names with FNV-1a, which keeps similar short names close together
+(ns0 to ns99 all fall in the first third): a few ranges can hold most of
+the objects. Shard by uid for an even spread.`
+
+// spread is how one resource's objects fall into the ranges of a split.
+type spread struct {
+	resource string
+	counts   []int // per range, in order
+}
+
+// skew is the fullest range's count over the mean: 1 is an even spread,
+// len(counts) all objects in one range; 0 with no objects.
+func (sp spread) skew() float64 {
+	total, most := 0, 0
+	for _, n := range sp.counts {
+		total += n
+		most = max(most, n)
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(most) * float64(len(sp.counts)) / float64(total)
+}
+
+// String is the spread's summary line: the objects, the fullest range,
+// the mean, and the skew (max/mean).
+func (sp spread) String() string {
+	total, most, at := 0, 0, 0
+	for i, n := range sp.counts {
+		total += n
+		if n > most {
+			most, at = n, i
 		}
 	}
-	return tw.Flush()
+	if total == 0 {
+		return fmt.Sprintf("%s: no objects over %d ranges", sp.resource, len(sp.counts))
+	}
+	mean := float64(total) / float64(len(sp.counts))
+	return fmt.Sprintf("%s: %d objects over %d ranges; fullest %d/%d with %d, mean %.1f, skew (max/mean) %.2f",
+		sp.resource, total, len(sp.counts), at, len(sp.counts), most, mean, sp.skew())
 }
 
 func hexStart(r shard.Range) string { s, _, _ := strings.Cut(r.String(), "-"); return s }

@@ -3,13 +3,16 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kinformer/kinformer/shard"
 	"github.com/kinformer/kinformer/shard/replicas"
 )
 
@@ -86,5 +89,69 @@ func TestShardGroupViewBoundsTheSlotCountItReads(t *testing.T) {
 	}
 	if err != nil || !strings.Contains(out.String(), "0 (of 2000000: invalid)") || strings.Contains(out.String(), "no standing Lease claims") {
 		t.Errorf("%v:\n%.500s", err, out.String())
+	}
+}
+
+// --split N counts each range's objects against a real (fake) server, and
+// sums the spread up as a skew: namespaces ns0 to ns99 all fall in the
+// first of three ranges by namespace, and the hint says why; by uid they
+// spread.
+func TestShardsSplitShowsTheSpreadAndTheSkew(t *testing.T) {
+	var namespaces []string
+	var uids []types.UID
+	for i := range 100 {
+		namespaces = append(namespaces, fmt.Sprintf("ns%d", i))
+		uids = append(uids, types.UID(fmt.Sprintf("0b5f4b5e-8a39-4bde-9d0f-%012d", i*7919)))
+	}
+	global := fakeCluster(t, metadataList(namespaces, uids))
+	global.AllNamespaces = true
+	var out bytes.Buffer
+	if err := RunShards(t.Context(), Streams{Out: &out}, global, ShardsOptions{Split: 3, By: "namespace"}, []string{"pods"}); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	flat := strings.Join(strings.Fields(got), " ")
+	for _, want := range []string{
+		"pods 0/3 0x0000000000000000 0x5555555555555555 100 by kinformer",
+		"pods 1/3 0x5555555555555555 0xaaaaaaaaaaaaaaaa 0 by kinformer",
+		"pods 2/3 0xaaaaaaaaaaaaaaaa 0x10000000000000000 0 by kinformer",
+		"pods: 100 objects over 3 ranges; fullest 0/3 with 100, mean 33.3, skew (max/mean) 3.00",
+		"FNV-1a", "Shard by uid",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("by namespace: missing %q in:\n%s", want, got)
+		}
+	}
+
+	out.Reset()
+	if err := RunShards(t.Context(), Streams{Out: &out}, global, ShardsOptions{Split: 4, By: "uid"}, []string{"po"}); err != nil {
+		t.Fatal(err)
+	}
+	got = out.String()
+	counts := make([]int, 4)
+	for _, uid := range uids {
+		for r := range 4 {
+			if shard.SplitPart(r, 4).Contains(shard.Hash(string(uid))) {
+				counts[r]++
+			}
+		}
+	}
+	sp := spread{resource: "pods", counts: counts}
+	if !strings.Contains(got, sp.String()+"\n") || strings.Contains(got, "FNV-1a") {
+		t.Errorf("by uid: want %q and no namespace hint in:\n%s", sp.String(), got)
+	}
+	if sp.skew() >= 1.5 {
+		t.Errorf("100 uids spread with skew %.2f over 4 ranges", sp.skew())
+	}
+}
+
+func TestSpreadSkew(t *testing.T) {
+	for _, tc := range []struct {
+		counts []int
+		want   float64
+	}{{[]int{5, 5, 5}, 1}, {[]int{9, 0, 0}, 3}, {[]int{0, 0}, 0}, {[]int{3, 1}, 1.5}} {
+		if got := (spread{counts: tc.counts}).skew(); got != tc.want {
+			t.Errorf("skew(%v) = %v, want %v", tc.counts, got, tc.want)
+		}
 	}
 }

@@ -33,7 +33,7 @@ The cluster comes from --kubeconfig, $KUBECONFIG or ~/.kube/config, as for kubec
 	f.BoolVarP(&global.AllNamespaces, "all-namespaces", "A", false, "read every namespace")
 	f.StringVarP(&global.LabelSelector, "selector", "l", "", "label selector, such as app=web,tier!=db")
 	f.StringVar(&global.FieldSelector, "field-selector", "", "field selector, such as status.phase=Running")
-	f.StringVar(&global.Shard, "shard", "", "read only a shard of each resource (KEP-5866): uid:I/N, namespace:I/N or FIELD:0xSTART-0xEND,... (the server filters when it can, kinformer otherwise; see `kinformer shards`)")
+	f.StringVar(&global.Shard, "shard", "", "read only a shard of each resource (KEP-5866): uid:I/N, namespace:I/N (N up to 65536) or FIELD:0xSTART-0xEND,... (the server filters when it can, kinformer otherwise). By namespace, FNV-1a keeps similar short names together (ns0 to ns99 all in 0/3): check the spread with: kinformer shards --by namespace --split N")
 	f.StringVar(&global.MetricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /debug/pprof/ at HOST:PORT (a bare :PORT listens on 127.0.0.1 only)")
 	f.DurationVar(&global.SyncTimeout, "sync-timeout", 0, "give up if the initial sync takes longer than this (default: wait)")
 

@@ -155,3 +155,19 @@ func TestSpreadSkew(t *testing.T) {
 		}
 	}
 }
+
+// Where namespace sharding is offered, the help says it can be skewed and
+// how to measure it; --shard's value is named plainly.
+func TestShardHelpWarnsOfNamespaceSkew(t *testing.T) {
+	var out bytes.Buffer
+	if err := Execute(t.Context(), Streams{Out: &out, ErrOut: &out}, []string{"shards", "--help"}); err != nil {
+		t.Fatal(err)
+	}
+	flat := strings.Join(strings.Fields(out.String()), " ")
+	for _, want := range []string{"--shard string", "FNV-1a keeps similar short names together (ns0 to ns99 all in 0/3)",
+		"--by namespace keeps each namespace in one range", "look at the skew before sharding by namespace", "N up to 65536"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("help lacks %q:\n%s", want, out.String())
+		}
+	}
+}

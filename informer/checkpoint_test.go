@@ -437,7 +437,9 @@ func TestCheckpointClusterIsAskedOfTheServer(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "cms.ckpt")
 			writeFirst(t, src, path)
 			before, _ := os.ReadFile(path)
-			cluster := func(context.Context) (string, error) { return "", errors.New("namespaces \"kube-system\" is forbidden") }
+			cluster := func(context.Context) (string, error) {
+				return "", errors.New("namespaces \"kube-system\" is forbidden")
+			}
 			prov := newMetricsRecorder()
 			second := startCheckpointedWith(t, src, path, CheckpointOptions[*corev1.ConfigMap]{Cluster: cluster}, nil, prov)
 			if !second.inf.WaitForCacheSync(t.Context()) || len(second.inf.Cache().List()) != 4 {

@@ -193,6 +193,9 @@ type Factory struct {
 	httpClient *http.Client
 	opts       FactoryOptions
 	cluster    *clusterid.Reader // names the cluster in checkpoints
+	// server is what the informers share about the server's reachability
+	// (see newServer); nil when FactoryOptions.ListWatch.Server was given.
+	server *reflector.Server
 
 	// wg counts the Run calls of started informers.
 	wg sync.WaitGroup
@@ -209,6 +212,8 @@ type Factory struct {
 	// keeps its Start context for the same reason).
 	runCtx   context.Context
 	shutdown bool
+	// stopProbe ends the server probe started by the first Start.
+	stopProbe context.CancelFunc
 }
 
 // NewFactory returns a factory of informers for the server cfg points at.
@@ -234,6 +239,10 @@ func NewFactory(cfg *rest.Config, opts FactoryOptions) (*Factory, error) {
 	}
 	f := &Factory{cfg: c, httpClient: hc, opts: opts, informers: make(map[Key]*entry)}
 	f.cluster = newClusterIdentity(f)
+	if f.opts.ListWatch.Server == nil {
+		f.server = newServer(c, hc)
+		f.opts.ListWatch.Server = f.server
+	}
 	return f, nil
 }
 
@@ -459,6 +468,7 @@ func (f *Factory) Start(ctx context.Context) {
 		return
 	}
 	f.runCtx = ctx
+	f.startProbeLocked(ctx)
 	for key, e := range f.informers {
 		f.startLocked(ctx, key, e)
 	}
@@ -517,6 +527,9 @@ func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true
 	f.runCtx = nil
+	if f.stopProbe != nil {
+		f.stopProbe()
+	}
 	for _, e := range f.informers {
 		if e.cancel != nil {
 			e.cancel()

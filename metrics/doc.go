@@ -46,6 +46,8 @@
 //	Skipped                  reflector_skipped_total               counter            objects and events dropped as unusable
 //	Backoff                  reflector_backoff_seconds             histogram          back-off delays before retries
 //	LastResourceVersion      reflector_last_resource_version       gauge              resource version the store reflects
+//	Failures                 reflector_failures_total              counter    reason  failed requests, by reason (Failure*)
+//	Failing                  reflector_failing                     gauge      reason  1 for the latest failure's reason until a request succeeds
 //
 // Shared informer or plain controller ([InformerMetrics]), label name:
 //

@@ -42,11 +42,36 @@ type ReflectorMetrics struct {
 	Skipped Counter
 	// Backoff observes every back-off delay before a retry.
 	Backoff Histogram
+	// Failures returns the counter of failed requests to the source (a
+	// list, a watch, a watch's Error event) for reason, one of the
+	// Failure* values. nil: not reported.
+	Failures func(reason string) Counter
+	// Failing returns the gauge of reason: 1 for the reason of the latest
+	// failure while no request has succeeded since, 0 otherwise. Through
+	// an outage it follows the cause as it changes (the server shutting
+	// down, then refusing connections). nil: not reported.
+	Failing func(reason string) Gauge
 	// LastResourceVersion is set to the version the store reflects after
 	// each list, event and bookmark, when it parses as a number (etcd's
 	// do).
 	LastResourceVersion Gauge
 }
+
+// Reasons of ReflectorMetrics.Failures and Failing.
+const (
+	FailureConnectionRefused = "connection-refused" // nothing listens at the server's address
+	FailureConnectionReset   = "connection-reset"   // the connection was cut
+	FailureUnreachable       = "unreachable"        // no answer otherwise (no route, DNS, lost HTTP/2 connection)
+	FailureShuttingDown      = "shutting-down"      // the server answered that it is shutting down
+	FailureUnavailable       = "unavailable"        // 503: the server (or the API service behind it) is not ready
+	FailureThrottled         = "throttled"          // 429: too many requests
+	FailureTimeout           = "timeout"            // the request timed out
+	FailureServerError       = "server-error"       // another 5xx
+	FailureDenied            = "denied"             // 401 or 403
+	FailureExpired           = "expired"            // 410: the version asked for is gone (a relist follows)
+	FailureTooLargeVersion   = "too-large-version"  // the server is behind the version asked for
+	FailureOther             = "other"              // anything else (a malformed answer, 4xx)
+)
 
 // ListMetrics is the set of instruments of one list mode (see
 // ReflectorMetrics.PagedLists). Any field may be nil.
@@ -84,5 +109,11 @@ func (m ReflectorMetrics) WithDefaults() ReflectorMetrics {
 			&m.DeletedEvents, &m.BookmarkEvents, &m.ErrorEvents, &m.Skipped},
 		[]*Gauge{&m.LastResourceVersion},
 		[]*Histogram{&m.WatchDuration, &m.Backoff})
+	if m.Failures == nil {
+		m.Failures = func(string) Counter { return Discard{} }
+	}
+	if m.Failing == nil {
+		m.Failing = func(string) Gauge { return Discard{} }
+	}
 	return m
 }

@@ -58,6 +58,8 @@ func (t *tally) NewReflectorMetrics(string) metrics.ReflectorMetrics {
 		ShortWatches: i("shortWatches"), AddedEvents: i("added"), ModifiedEvents: i("modified"),
 		DeletedEvents: i("deleted"), BookmarkEvents: i("bookmark"), ErrorEvents: i("error"),
 		Skipped: i("skipped"), Backoff: i("backoff"), LastResourceVersion: i("rv"),
+		Failures: func(r string) metrics.Counter { return i("failures." + r) },
+		Failing:  func(r string) metrics.Gauge { return i("failing." + r) },
 	}
 }
 

@@ -81,6 +81,13 @@ type Settings struct {
 	// watches again from the last version. Zero means
 	// DefaultBookmarkInterval.
 	BookmarkInterval time.Duration
+	// Server, when set, is shared by the reflectors of one server: when
+	// one of them (or the Server's probe) gets an answer after the server
+	// was unreachable, the others waiting out the outage try again within
+	// its wake spread instead of sleeping out their back-off (see Server).
+	// nil: each reflector waits out its own back-off. kube.NewFactory sets
+	// one per factory.
+	Server *Server
 }
 
 // Options configures a Reflector. Source and Store are required.

@@ -112,7 +112,16 @@ type Reflector[T cache.Object] struct {
 	rvChanged chan struct{}
 
 	// Owned by the list-watch loop goroutine (Run's caller):
-	backoff         backoff
+	backoff backoff
+	// server is Settings.Server (nil: none). earlyWake: the reflector may
+	// be woken by it from an outage's back-off (false after an early try
+	// failed, until a request succeeds); wokenEarly: the current attempt
+	// follows such a wake.
+	server                *Server
+	earlyWake, wokenEarly bool
+	// failing is the reason of the latest failure (metrics.Failure*), ""
+	// once a request succeeded since.
+	failing         string
 	rvUnavailable   bool // the last list at a version answered expired / too large
 	paginated       bool // a list at "0" came back in pages: keep paging
 	streamingBroken bool // StreamingAuto met ErrStreamingListUnsupported
@@ -137,6 +146,8 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 		progress:  newProgress(),
 		load:      opts.Resume,
 		confirmed: opts.Confirmed,
+		server:    opts.Server,
+		earlyWake: true,
 	}
 	if r.name == "" {
 		r.name = "reflector"
@@ -266,12 +277,8 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 		st.kind = stateResume
 	}
 	for {
-		if st.backoff {
-			d := r.backoff.delay()
-			r.m.Backoff.Observe(d.Seconds())
-			if !r.sleep(ctx, d) {
-				break
-			}
+		if st.backoff && !r.waitBackoff(ctx) {
+			break
 		}
 		if ctx.Err() != nil {
 			break
@@ -287,6 +294,38 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 	}
 	if st.stream != nil {
 		st.stream.Close()
+	}
+}
+
+// waitBackoff waits a back-off delay before the next attempt; false if
+// ctx ended first. After an outage (the last failure found the source
+// unavailable), a shared Server cuts the wait short when the server
+// answers again: the attempt then comes at a moment drawn from the
+// Server's wake spread, so the reflectors of one server do not all send
+// their request at once.
+func (r *Reflector[T]) waitBackoff(ctx context.Context) bool {
+	d := r.backoff.delay()
+	var back <-chan struct{}
+	if r.server != nil && r.backoff.outage && r.earlyWake {
+		if back = r.server.backCh(); back == nil {
+			// The server has answered since this reflector's failure.
+			if w := r.server.wakeDelay(); w < d {
+				d = w
+				r.wokenEarly = true
+			}
+		}
+	}
+	r.m.Backoff.Observe(d.Seconds())
+	t := r.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	case <-back:
+		r.wokenEarly = true
+		return r.sleep(ctx, r.server.wakeDelay())
 	}
 }
 

@@ -89,6 +89,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T], timeout 
 				r.setLastRV(ev.ResourceVersion)
 			}
 		case listwatch.Error:
+			r.failed(ev.Err)
 			r.m.WatchErrors.Inc()
 			r.report(listwatch.PhaseWatchStream, fmt.Errorf("error event: %w", ev.Err))
 			return afterWatchFailure[T](ev.Err)
@@ -98,10 +99,50 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T], timeout 
 	}
 }
 
-// answered tells the back-off whether the source answered a request
-// (err is nil or not ErrUnavailable) or could not be reached.
+// answered records how a request to the source went: succeeded (err
+// nil), answered with an error, or not answered (ErrUnavailable). The
+// back-off, the shared Server and the failure metrics learn it.
 func (r *Reflector[T]) answered(err error) {
-	r.backoff.answered(errors.Is(err, listwatch.ErrUnavailable))
+	unavailable := errors.Is(err, listwatch.ErrUnavailable)
+	r.backoff.answered(unavailable)
+	if r.server != nil {
+		if unavailable {
+			r.server.unreachable()
+		} else {
+			r.server.answered()
+		}
+	}
+	switch {
+	case err == nil:
+		r.earlyWake = true
+	case r.wokenEarly:
+		// An early try that failed: this reflector waits out its own
+		// back-off until a request succeeds, so a server answering with
+		// errors is not sent a burst at every wake.
+		r.earlyWake = false
+	}
+	r.wokenEarly = false
+	r.failed(err)
+}
+
+// failed counts err (nil: a success) in the failure metrics, by reason,
+// and sets the Failing gauge to the latest reason.
+func (r *Reflector[T]) failed(err error) {
+	reason := ""
+	if err != nil {
+		reason = failureReason(err)
+		r.m.Failures(reason).Inc()
+	}
+	if reason == r.failing {
+		return
+	}
+	if r.failing != "" {
+		r.m.Failing(r.failing).Set(0)
+	}
+	if reason != "" {
+		r.m.Failing(reason).Set(1)
+	}
+	r.failing = reason
 }
 
 // countEvent counts one watch event by type.

@@ -180,7 +180,12 @@ func (h *harness) checkShardsCommand(gate bool) {
 	}
 	by := map[bool]string{true: "by the server", false: "by kinformer"}[gate]
 	total := 0
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	// The table of ranges, a blank line, then the spread of each resource.
+	table, spread, _ := strings.Cut(out.String(), "\n\n")
+	if want := fmt.Sprintf("configmaps: %d objects over %d ranges", e2eObjects, e2eSlots); !strings.HasPrefix(spread, want) {
+		h.t.Errorf("shards: spread line %q, want it to start with %q", spread, want)
+	}
+	lines := strings.Split(strings.TrimSpace(table), "\n")
 	for _, l := range lines[1:] {
 		n, err := strconv.Atoi(strings.Fields(l)[4])
 		if err != nil || !strings.Contains(l, by) {

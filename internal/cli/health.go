@@ -186,11 +186,14 @@ func (h *health) failure(name string, err error) {
 		ih.outage = true
 		ih.failing = false
 		if !h.down {
-			h.down, h.downSince, h.downCause = true, now, f.text
+			h.down, h.downSince = true, now
 			h.remindEvery = firstReminder
 			h.remindAt = now.Add(h.remindEvery)
 			h.addLocked(note{at: now, kind: noteDown, text: f.text})
 		}
+		// The cause shown is the latest: a server that said it was
+		// shutting down then refuses connections.
+		h.downCause = f.text
 	case failExpired:
 		h.answeredLocked(now)
 		ih.failing = false

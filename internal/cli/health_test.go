@@ -278,3 +278,27 @@ func TestMergeNames(t *testing.T) {
 		t.Errorf("merged\n%q\nwant\n%q", got, want)
 	}
 }
+
+// The outage's cause shown is the latest one: a server first says it is
+// shutting down, then refuses connections, and the condition says so.
+func TestHealthShowsTheLatestCauseOfAnOutage(t *testing.T) {
+	clock := newFakeClock("19:02:11")
+	h := newHealth(testHost, nil, clock.now)
+	h.failure("pods", reflectorErr("pods", listwatch.PhaseWatchStart, fmt.Errorf("%w: %w", listwatch.ErrUnavailable,
+		apierrors.NewServiceUnavailable("apiserver is shutting down"))))
+	if c := strings.Join(h.conditions(), "\n"); !strings.Contains(c, "shutting down") {
+		t.Fatalf("conditions %q do not say the server is shutting down", c)
+	}
+	clock.advance(2 * time.Second)
+	h.failure("pods", refused("pods"))
+	c := strings.Join(h.conditions(), "\n")
+	if !strings.Contains(c, "connection refused") || strings.Contains(c, "shutting down") {
+		t.Fatalf("conditions %q, want the latest cause (connection refused) alone", c)
+	}
+	if !strings.Contains(c, "since 19:02:11") {
+		t.Errorf("conditions %q lost when the outage began", c)
+	}
+	if n := len(h.takeNotes()); n != 1 {
+		t.Errorf("%d notes, want the outage told once", n)
+	}
+}

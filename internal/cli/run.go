@@ -16,8 +16,10 @@ import (
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/internal/clusterid"
+	"github.com/kinformer/kinformer/internal/serverprobe"
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/reflector"
 )
 
 // newSourceFunc is kube.Dynamic or kube.Metadata.
@@ -61,6 +63,10 @@ type group[T labeled] struct {
 	// goroutine prints them to groupOptions.warnings unless a view holds
 	// the screen.
 	health *health
+	// server is what the informers share about the server: when one of
+	// them, or a probe of /readyz, finds it back after an outage, all try
+	// again within a second (see reflector.Server).
+	server *reflector.Server
 }
 
 // groupOptions configure newGroup.
@@ -84,7 +90,8 @@ type groupOptions[T labeled] struct {
 func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 	// What goes wrong reaches people through health, which hears of the
 	// informers' successes and back-off delays from the collector.
-	g := &group[T]{health: newHealth(opts.session.cfg.Host, opts.warnings, nil)}
+	g := &group[T]{health: newHealth(opts.session.cfg.Host, opts.warnings, nil),
+		server: serverprobe.New(opts.session.cfg, nil)}
 	opts.collector.health = g.health
 	var cluster *clusterid.Reader
 	if opts.checkpointDir != "" {
@@ -114,6 +121,7 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 			Transform:  informer.DropManagedFields[T],
 			Metrics:    opts.collector,
 			Checkpoint: ckpt,
+			ListWatch:  reflector.Settings{Server: g.server},
 			ErrorHandler: func(err error) {
 				if opts.ctxErr() != nil {
 					return
@@ -167,6 +175,7 @@ func informerName(t target) string {
 func (g *group[T]) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { g.health.run(ctx) })
+	wg.Go(func() { g.server.Run(ctx) })
 	for _, l := range g.informers {
 		wg.Go(func() { _ = l.inf.Run(ctx) })
 		wg.Go(func() {

@@ -42,7 +42,7 @@ var vocabulary = []string{
 	"k_reflector_watch_errors_total", "k_reflector_watch_duration_seconds", "k_reflector_short_watches_total",
 	"k_reflector_stalled_watches_total",
 	"k_reflector_events_total", "k_reflector_skipped_total", "k_reflector_backoff_seconds",
-	"k_reflector_last_resource_version",
+	"k_reflector_last_resource_version", "k_reflector_failures_total", "k_reflector_failing",
 	"k_informer_queue_depth", "k_informer_objects", "k_informer_lag_seconds",
 	"k_informer_handler_backlog", "k_informer_handler_merged_total", "k_informer_handler_duration_seconds",
 	"k_informer_handler_panics_total",

@@ -21,6 +21,8 @@ type reflectorVecs struct {
 	watchDuration, backoff                                      *prometheus.HistogramVec
 	events                                                      *prometheus.CounterVec
 	lastRV                                                      *prometheus.GaugeVec
+	failures                                                    *prometheus.CounterVec
+	failing                                                     *prometheus.GaugeVec
 }
 
 func newReflectorVecs(b *builder) reflectorVecs {
@@ -40,6 +42,8 @@ func newReflectorVecs(b *builder) reflectorVecs {
 		skipped:        b.counter("skipped_total", "Listed objects and events dropped as unusable (wrong type, nil, no key).", "name"),
 		backoff:        b.histogram("backoff_seconds", "Back-off delays, in seconds, before retries.", b.durations, "name"),
 		lastRV:         b.gauge("last_resource_version", "Resource version the store reflects, when numeric.", "name"),
+		failures:       b.counter("failures_total", "Failed requests to the source, by reason.", "name", "reason"),
+		failing:        b.gauge("failing", "1 for the reason of the latest failure while no request has succeeded since, 0 otherwise.", "name", "reason"),
 	}
 }
 
@@ -70,5 +74,7 @@ func (v *reflectorVecs) metrics(name string) metrics.ReflectorMetrics {
 		Skipped:             v.skipped.WithLabelValues(name),
 		Backoff:             v.backoff.WithLabelValues(name),
 		LastResourceVersion: v.lastRV.WithLabelValues(name),
+		Failures:            func(reason string) metrics.Counter { return v.failures.WithLabelValues(name, reason) },
+		Failing:             func(reason string) metrics.Gauge { return v.failing.WithLabelValues(name, reason) },
 	}
 }

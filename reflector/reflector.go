@@ -64,6 +64,11 @@ import (
 //     two minutes without failures, or as soon as the source answers again
 //     after being unavailable (so the relist after an outage that ended
 //     in "expired" is not delayed by the outage's back-off).
+//   - With Settings.Server shared by the reflectors of one server, a
+//     reflector waiting out an outage ("unavailable") retries within the
+//     Server's wake spread (1 s) once the server answers again, whether the
+//     answer came to another reflector or to the Server's probe; if that
+//     retry fails, it waits out its own back-off until a request succeeds.
 //
 // With Options.Resume the reflector starts from a saved state instead of
 // a list: the server confirms its version first, then the store gets it

@@ -105,16 +105,17 @@ func sameColumns(a, b []metav1.TableColumnDefinition) bool {
 	return true
 }
 
-// cellText renders one cell as kubectl does (numbers as the server wrote
-// them, text cut at its first line break with "..."), with two
-// differences: an absent value prints as <none> rather than nothing, so
-// that every row has a word in every column; and control characters are
-// shown in caret notation (^[) so a cell cannot drive the terminal.
+// cellText renders one cell as kubectl does: numbers and booleans as the
+// server wrote them, text cut at its first line break with "...", and
+// nothing at all for an absent value (a custom resource's optional
+// printer column on an object without that field), with one difference:
+// control characters are shown in caret notation (^[) so a cell cannot
+// drive the terminal.
 func cellText(cell any) string {
 	var s string
 	switch c := cell.(type) {
 	case nil:
-		return "<none>"
+		return ""
 	case string:
 		s = c
 	default:
@@ -122,9 +123,6 @@ func cellText(cell any) string {
 	}
 	if i := strings.IndexAny(s, "\n\r\f"); i >= 0 {
 		s = s[:i] + "..."
-	}
-	if s == "" {
-		return "<none>"
 	}
 	if strings.IndexFunc(s, isControl) < 0 {
 		return s

@@ -59,7 +59,7 @@ func TestTableViewToleratesShortRowsAndClusterScope(t *testing.T) {
 	ns.res.Namespaced = false // a cluster-scoped resource read "everywhere" has no NAMESPACE column
 	v := newTableView(ns, podColumns, viewOptions{})
 	row := v.row("", &tableRow{name: "x", cells: []any{"x", "1/1"}})
-	if got := strings.Join(row, "|"); got != "x|1/1|<none>|<none>|<none>" {
+	if got := strings.Join(row, "|"); got != "x|1/1|||" {
 		t.Errorf("short row %q", got)
 	}
 }
@@ -69,8 +69,13 @@ func TestCellText(t *testing.T) {
 		cell any
 		want string
 	}{
-		{nil, "<none>"},
-		{"", "<none>"},
+		// Nothing for an absent value, as kubectl prints a custom
+		// resource's optional column on an object without the field.
+		{nil, ""},
+		{"", ""},
+		{int64(3), "3"},
+		{float64(2.5), "2.5"},
+		{false, "false"},
 		{"Running", "Running"},
 		{json.Number("3"), "3"},
 		{json.Number("0.5"), "0.5"},

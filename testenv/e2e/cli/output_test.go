@@ -49,6 +49,10 @@ func tables(t *testing.T, out string) []printedTable {
 		for _, l := range lines[1:] {
 			row := map[string]string{}
 			for i, s := range starts {
+				if strings.TrimSpace(cut(l, s, starts, i)) == "" {
+					row[pt.header[i]] = "" // an empty cell, as kubectl prints an absent value
+					continue
+				}
 				if s > 0 && (len(l) <= s || l[s-1] != ' ' || l[s] == ' ') {
 					t.Fatalf("row %q is not aligned with its header %q (column %d at %d)", l, lines[0], i, s)
 				}
@@ -196,7 +200,8 @@ func TestGetAndWatchShowCustomResourcePrinterColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gadgets := dyn.Resource(schema.GroupVersionResource{Group: "output.kinformer.dev", Version: "v1", Resource: "gadgets"}).Namespace(ns)
+	gadgetsGVR := schema.GroupVersionResource{Group: "output.kinformer.dev", Version: "v1", Resource: "gadgets"}
+	gadgets := dyn.Resource(gadgetsGVR).Namespace(ns)
 	for name, spec := range map[string]map[string]any{
 		"big":   {"size": int64(10), "color": "red", "owner": "ann"},
 		"small": {"size": int64(9), "color": "blue", "owner": "bob"},
@@ -232,6 +237,27 @@ func TestGetAndWatchShowCustomResourcePrinterColumns(t *testing.T) {
 	}
 	if got := column(tb, "OWNER"); !slices.Equal(got, []string{"ann", "bob"}) {
 		t.Errorf("OWNER %q", got)
+	}
+
+	// An object without the optional fields: its cells are empty, as
+	// kubectl prints them, in get, get -o wide and watch alike.
+	bareNS := namespace(t, "cli-crd-bare")
+	bare := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "output.kinformer.dev/v1", "kind": "Gadget",
+		"metadata": map[string]any{"name": "bare"}, "spec": map[string]any{},
+	}}
+	if _, err := dyn.Resource(gadgetsGVR).Namespace(bareNS).Create(t.Context(), bare, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"get", "gadgets", "-n", bareNS}, {"get", "gadgets", "-n", bareNS, "-o", "wide"}} {
+		r = kinformer(t, args...)
+		if strings.Contains(r.stdout, "<none>") {
+			t.Errorf("%v printed <none> for absent optional columns, kubectl prints nothing:\n%s", args, r.stdout)
+		}
+		row := tables(t, r.stdout)[0].rows[0]
+		if row["NAME"] != "bare" || row["SIZE"] != "" || row["COLOR"] != "" || row["AGE"] == "" {
+			t.Errorf("%v: row %v, want bare with SIZE and COLOR empty and an AGE", args, row)
+		}
 	}
 
 	// watch shows the same columns, and a change's new values.

@@ -29,7 +29,8 @@ func TestSortObjectsByField(t *testing.T) {
 	if want := []string{"d", "a", "b", "c"}; !slices.Equal(got, want) {
 		t.Errorf("sorted %q, want %q", got, want)
 	}
-	for _, bad := range []string{"{.items[0].name}", ".a..b", "{.metadata.labels[*]}"} {
+	for _, bad := range []string{".a..b", "{.metadata.labels[*]}", "{.spec.containers[?(@.name=='x')].image}",
+		"{.a[1:2]}", ".a[", ".a[x]", "{.a,b}", "{..name}", ".a['']", ".a['[0]']", ".a[99999999999]"} {
 		if _, err := parseSortBy(bad); err == nil {
 			t.Errorf("parseSortBy(%q) accepted", bad)
 		}

@@ -43,7 +43,8 @@ func FuzzSelectors(f *testing.F) {
 // it accepts sorts every kind of source without panicking.
 func FuzzSortBy(f *testing.F) {
 	for _, s := range []string{"{.metadata.name}", ".status.phase", "metadata.labels.app", "{.items[0]}", "..", "{", "}", "{.a.b.c.d.e.f}",
-		".spec.replicas", "metadata.creationTimestamp", "metadata.managedFields.0", "{.metadata.999999999999999999999}"} {
+		".spec.replicas", "metadata.creationTimestamp", "metadata.managedFields.0", "{.metadata.999999999999999999999}",
+		"{.status[0]}", ".status[-1]", "{.metadata.labels['a.b']}", ".spec[-9999999999]"} {
 		f.Add(s)
 	}
 	objs := []*unstructured.Unstructured{

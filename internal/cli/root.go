@@ -91,7 +91,7 @@ table rendering, -o json and -o yaml whole objects.`,
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: name, wide, json or yaml")
-	cmd.Flags().StringVar(&opts.SortBy, "sort-by", "", "sort by a field path, such as .metadata.name or {.status.phase}: numbers and quantities by value, text naturally (web-9 before web-10)")
+	cmd.Flags().StringVar(&opts.SortBy, "sort-by", "", "sort by a field path, such as .metadata.name, {.status.phase} or {.spec.containers[0].image}: numbers and quantities by value, text naturally (web-9 before web-10)")
 	return cmd
 }
 

@@ -18,23 +18,111 @@ import (
 )
 
 // parseSortBy turns a --sort-by expression into a field path. It accepts
-// kubectl's JSONPath form for plain fields ("{.metadata.name}") and the
-// shorter ".metadata.name" or "metadata.name"; array indexes and filters
-// are not supported.
+// the part of kubectl's JSONPath that names one value per object:
+// "{.spec.containers[0].image}", or without braces or the leading dot;
+// steps are field names (".image", or "['app.kubernetes.io/name']" for a
+// key with dots), and array indexes ("[0]"; "[-1]" is the last element).
+// Wildcards, filters, slices, unions and recursive descent, which may name
+// several values, are refused with an error saying so.
+//
+// In the path, a step is a field name, or an index written "[N]" (which
+// no field name given in brackets can be confused with: a bracketed key
+// is stored without its brackets).
 func parseSortBy(expr string) ([]string, error) {
 	e := strings.TrimSpace(expr)
-	e = strings.TrimSuffix(strings.TrimPrefix(e, "{"), "}")
-	e = strings.TrimPrefix(e, ".")
+	if strings.HasPrefix(e, "{") && strings.HasSuffix(e, "}") {
+		e = e[1 : len(e)-1]
+	}
 	if e == "" {
 		return nil, nil
 	}
-	path := strings.Split(e, ".")
-	for _, p := range path {
-		if p == "" || strings.ContainsAny(p, "[]*?@()") {
-			return nil, fmt.Errorf("--sort-by %q: only a plain field path such as .metadata.name or {.status.phase} is supported", expr)
+	bad := func(why string) error {
+		return fmt.Errorf("--sort-by %q: %s; use a path to one field such as .metadata.name or {.spec.containers[0].image}", expr, why)
+	}
+	if !strings.HasPrefix(e, ".") && !strings.HasPrefix(e, "[") {
+		e = "." + e
+	}
+	var path []string
+	for e != "" {
+		switch e[0] {
+		case '.':
+			e = e[1:]
+			n := strings.IndexAny(e, ".[")
+			if n < 0 {
+				n = len(e)
+			}
+			name := e[:n]
+			if name == "" {
+				return nil, bad("an empty field name")
+			}
+			if strings.ContainsAny(name, "*?@()]{},:'\"") {
+				return nil, bad(fmt.Sprintf("%q is not a field name (wildcards, filters and unions are not supported)", name))
+			}
+			path, e = append(path, name), e[n:]
+		case '[':
+			end := strings.IndexByte(e, ']')
+			if end < 0 {
+				return nil, bad("an unclosed [")
+			}
+			inner := e[1:end]
+			switch {
+			case len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0]:
+				key := inner[1 : len(inner)-1]
+				if key == "" || strings.ContainsAny(key, "'\"") || key[0] == '[' {
+					return nil, bad(fmt.Sprintf("[%s] is not one key", inner))
+				}
+				path = append(path, key)
+			default:
+				if _, err := strconv.Atoi(inner); err != nil || len(inner) > 10 {
+					return nil, bad(fmt.Sprintf("[%s] is not an array index (wildcards, filters and slices are not supported)", inner))
+				}
+				path = append(path, "["+inner+"]")
+			}
+			e = e[end+1:]
+		default:
+			return nil, bad(fmt.Sprintf("unexpected %q", e[:1]))
 		}
 	}
 	return path, nil
+}
+
+// fieldAt reads the value at path in v (an unstructured object's content):
+// field names index maps, "[N]" steps index arrays (negative from the
+// end). ok is false when a step finds nothing.
+func fieldAt(v any, path []string) (any, bool) {
+	for _, step := range path {
+		if i, isIndex := indexStep(step); isIndex {
+			a, ok := v.([]any)
+			if !ok {
+				return nil, false
+			}
+			if i < 0 {
+				i += len(a)
+			}
+			if i < 0 || i >= len(a) {
+				return nil, false
+			}
+			v = a[i]
+			continue
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[step]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// indexStep returns the index of a "[N]" path step.
+func indexStep(step string) (int, bool) {
+	if len(step) < 3 || step[0] != '[' || step[len(step)-1] != ']' {
+		return 0, false
+	}
+	i, err := strconv.Atoi(step[1 : len(step)-1])
+	return i, err == nil
 }
 
 // inMetadata reports whether path reads only an object's metadata, which
@@ -46,8 +134,7 @@ func inMetadata(path []string) bool {
 // sortObjects sorts full objects by the field at path (see sortBy).
 func sortObjects(objs []*unstructured.Unstructured, path []string) {
 	sortBy(objs, path, func(u *unstructured.Unstructured) (any, bool) {
-		v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, path...)
-		return v, ok
+		return fieldAt(u.Object, path)
 	})
 }
 
@@ -63,8 +150,7 @@ func sortMetadata(objs []*metav1.PartialObjectMetadata, path []string) {
 // or object the rows were fetched with (see includeObject).
 func sortRows(rows []*tableRow, path []string) {
 	sortBy(rows, path, func(r *tableRow) (any, bool) {
-		v, ok, _ := unstructured.NestedFieldNoCopy(r.object, path...)
-		return v, ok
+		return fieldAt(r.object, path)
 	})
 }
 
@@ -90,8 +176,7 @@ func metadataField(m *metav1.ObjectMeta, path []string) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	v, ok, _ := unstructured.NestedFieldNoCopy(u, path[1:]...)
-	return v, ok
+	return fieldAt(u, path[1:])
 }
 
 // sortBy sorts objs by the value field finds at path, as kubectl's

@@ -144,7 +144,8 @@ func TestSortMetadataAndRowsAgreeWithFullObjects(t *testing.T) {
 }
 
 func TestParseSortByAndSourceChoice(t *testing.T) {
-	for _, bad := range []string{"{.items[0].name}", ".a..b", "{.metadata.labels[*]}"} {
+	for _, bad := range []string{".a..b", "{.metadata.labels[*]}", "{.spec.containers[?(@.name=='x')].image}",
+		"{.a[1:2]}", ".a[", ".a[x]", "{.a,b}", "{..name}", ".a['']", ".a['[0]']", ".a[99999999999]"} {
 		if _, err := parseSortBy(bad); err == nil {
 			t.Errorf("parseSortBy(%q) accepted", bad)
 		}
@@ -190,5 +191,59 @@ func TestParseSortByAndSourceChoice(t *testing.T) {
 		if got, keep := tableInclude(tc.targets, path, tc.watch, tc.sharded); got != tc.want || keep != tc.keep {
 			t.Errorf("%s: includeObject %s (keep %t), want %s (keep %t)", tc.name, got, keep, tc.want, tc.keep)
 		}
+	}
+}
+
+// kubectl's --sort-by takes array indexes and bracketed keys: the first
+// container's image, the restart count of the first container status, a
+// label whose key has dots.
+func TestSortByArrayIndexesAndBracketedKeys(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want []string
+	}{
+		{"{.spec.containers[0].image}", []string{"spec", "containers", "[0]", "image"}},
+		{".status.containerStatuses[0].restartCount", []string{"status", "containerStatuses", "[0]", "restartCount"}},
+		{"{.spec.containers[-1].name}", []string{"spec", "containers", "[-1]", "name"}},
+		{"{.metadata.labels['app.kubernetes.io/name']}", []string{"metadata", "labels", "app.kubernetes.io/name"}},
+		{`.metadata.labels["tier"]`, []string{"metadata", "labels", "tier"}},
+	} {
+		got, err := parseSortBy(tc.expr)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("parseSortBy(%q) = %q, %v; want %q", tc.expr, got, err, tc.want)
+		}
+	}
+	pod := func(name, image string, restarts int64, statuses bool) *unstructured.Unstructured {
+		o := map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "main", "image": image}, map[string]any{"name": "side", "image": "zz"},
+		}}}
+		if statuses {
+			o["status"] = map[string]any{"containerStatuses": []any{map[string]any{"restartCount": restarts}}}
+		}
+		return obj("Pod", "ns", name, 0, o)
+	}
+	objs := []*unstructured.Unstructured{pod("a", "nginx:2", 10, true), pod("b", "busybox", 9, true), pod("c", "alpine", 0, false)}
+	names := func() []string {
+		var n []string
+		for _, o := range objs {
+			n = append(n, o.GetName())
+		}
+		return n
+	}
+	path, _ := parseSortBy("{.spec.containers[0].image}")
+	sortObjects(objs, path)
+	if got := names(); !slices.Equal(got, []string{"c", "b", "a"}) {
+		t.Errorf("by the first image: %q, want c (alpine), b (busybox), a (nginx)", got)
+	}
+	path, _ = parseSortBy(".status.containerStatuses[0].restartCount")
+	sortObjects(objs, path)
+	// c has no status: first, as kubectl puts objects without the field.
+	if got := names(); !slices.Equal(got, []string{"c", "b", "a"}) {
+		t.Errorf("by restarts: %q, want c (none), b (9), a (10)", got)
+	}
+	path, _ = parseSortBy("{.spec.containers[5].image}")
+	sortObjects(objs, path) // out of range: absent everywhere, order by name
+	if got := names(); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("index out of range: %q, want by name", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -64,6 +65,12 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 	resources, names := args[:1], args[1:]
 	if len(names) == 0 {
 		resources = args
+	}
+	if len(names) > 0 && global.AllNamespaces {
+		// A name is unique within a namespace only: syncing every namespace
+		// to look it up would be slow and could find several.
+		return &UserError{Message: fmt.Sprintf("get %s %s -A: objects are named within a namespace; give it with -n NAMESPACE instead of -A",
+			args[0], strings.Join(names, " "))}
 	}
 	sess, err := global.connect(ctx, resources)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -136,14 +138,64 @@ Only metadata is cached unless --full is given.`,
 
 // Execute runs the command line args with ctx, and returns the error to
 // print; a *UserError's message is meant for the person as it is.
+//
+// A ctx that ends (the person pressed Ctrl-C) ends `watch` and `stats`, the
+// commands that run until interrupted, without an error. It ends `get`
+// with an *InterruptedError when get had not printed everything: a script
+// such as `timeout 30 kinformer get pods > f && use f` must not take an
+// incomplete file for success. main cancels ctx with an *InterruptedError
+// naming the signal as its cause.
 func Execute(ctx context.Context, streams Streams, args []string) error {
 	cmd := NewCommand(streams)
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
-	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return nil // interrupted: not an error
+	ran, err := cmd.ExecuteContextC(ctx)
+	if err != nil && ctx.Err() != nil {
+		// Whatever failed once ctx ended (a request cut short, a sync not
+		// finished) failed because of it.
+		if ran != nil && ran.Name() == "get" {
+			var ie *InterruptedError
+			if !errors.As(context.Cause(ctx), &ie) {
+				ie = &InterruptedError{}
+			}
+			return ie
+		}
+		return nil // interrupted: the normal end of watch and stats
 	}
 	return err
+}
+
+// InterruptedError ends a command interrupted before its output was
+// complete. Signal is the signal that interrupted it (nil: its context
+// ended otherwise).
+type InterruptedError struct {
+	Signal os.Signal
+}
+
+func (e *InterruptedError) Error() string {
+	if e.Signal == nil {
+		return "interrupted before the output was complete"
+	}
+	return fmt.Sprintf("interrupted by %s before the output was complete", signalName(e.Signal))
+}
+
+// ExitCode is the exit status a shell gives a process ended by the
+// signal: 128 plus its number (130 for SIGINT, 143 for SIGTERM); 1 without
+// a signal.
+func (e *InterruptedError) ExitCode() int {
+	if s, ok := e.Signal.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
+}
+
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
 }
 
 // FormatError is how main prints an error from Execute.

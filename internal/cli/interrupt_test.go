@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A get interrupted while it syncs exits non-zero (130 for SIGINT, 143
+// for SIGTERM), so that `kinformer get … > f && use f` never takes an
+// empty file for success; watch and stats, which run until interrupted,
+// end without an error.
+func TestInterruptedGetFailsAndWatchEndsCleanly(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		sig  syscall.Signal
+		code int // 0: no error
+	}{
+		{[]string{"get", "pods"}, syscall.SIGINT, 130},
+		{[]string{"get", "pods", "-o", "json"}, syscall.SIGTERM, 143},
+		{[]string{"get", "pods", "-o", "name"}, syscall.SIGINT, 130},
+		{[]string{"watch", "pods"}, syscall.SIGINT, 0},
+		{[]string{"stats", "pods"}, syscall.SIGTERM, 0},
+	} {
+		var once sync.Once
+		asked := make(chan struct{})
+		// The server takes every list and watch and never answers: the
+		// sync goes on until the signal.
+		global := fakeCluster(t, func(w http.ResponseWriter, r *http.Request) {
+			once.Do(func() { close(asked) })
+			<-r.Context().Done()
+		})
+		ctx, cancel := context.WithCancelCause(t.Context())
+		go func() {
+			select {
+			case <-asked:
+				cancel(&InterruptedError{Signal: tc.sig})
+			case <-time.After(time.Minute):
+				cancel(errors.New("the command never asked the server"))
+			}
+		}()
+		args := append(tc.args, "--kubeconfig", global.Kubeconfig)
+		err := Execute(ctx, Streams{Out: io.Discard, ErrOut: io.Discard}, args)
+		var ie *InterruptedError
+		switch {
+		case tc.code == 0 && err != nil:
+			t.Errorf("%v interrupted: %v, want no error", tc.args, err)
+		case tc.code != 0 && !errors.As(err, &ie):
+			t.Errorf("%v interrupted: %v, want an InterruptedError", tc.args, err)
+		case tc.code != 0 && ie.ExitCode() != tc.code:
+			t.Errorf("%v interrupted by %v: exit code %d, want %d (%v)", tc.args, tc.sig, ie.ExitCode(), tc.code, err)
+		}
+		cancel(nil)
+	}
+}
+
+func TestInterruptedErrorSaysWhichSignal(t *testing.T) {
+	if got := (&InterruptedError{Signal: syscall.SIGINT}).Error(); got != "interrupted by SIGINT (Ctrl-C) before the output was complete" {
+		t.Errorf("SIGINT: %q", got)
+	}
+	if e := (&InterruptedError{}); e.ExitCode() != 1 {
+		t.Errorf("no signal: exit code %d, want 1", e.ExitCode())
+	}
+}
+
+// get NAME -A is refused before anything is asked of the server: a name
+// is unique only within a namespace.
+func TestGetByNameAcrossNamespacesIsRefused(t *testing.T) {
+	global := fakeCluster(t, func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("asked the server %s", r.URL)
+		http.Error(w, "no", http.StatusInternalServerError)
+	})
+	err := Execute(t.Context(), Streams{Out: io.Discard, ErrOut: io.Discard},
+		[]string{"get", "pods", "web-5", "-A", "--kubeconfig", global.Kubeconfig})
+	var ue *UserError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "-n NAMESPACE") {
+		t.Errorf("get pods web-5 -A: %v, want a user error pointing to -n", err)
+	}
+}

@@ -7,7 +7,7 @@ MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod integrations/*/go.
 MODULES   := $(patsubst go.mod,.,$(MODULES))
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane bench-controllerruntime bench-memory bench-scale help
+.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane bench-controllerruntime bench-memory bench-scale bench-outage help
 
 all: test
 
@@ -19,6 +19,7 @@ help:
 	@echo "make bench-controllerruntime - one controller-runtime controller, its default cache vs kinformer's, 20,000 pods"
 	@echo "make bench-memory - issue 13 at 20,000 pods: the sync floor, heap per pod, projected sync CPU, relist peak"
 	@echo "make bench-scale  - issue 13's memory figures at 10,000, 50,000 and 100,000 pods (under 25 minutes)"
+	@echo "make bench-outage - issue 22: 10 informers per side lose the apiserver for 60 s; time until the last watches again (about 5 minutes)"
 
 test: fmt-check vet unit
 
@@ -83,3 +84,9 @@ bench-memory: controlplane
 # straight into etcd (testenv's StoreObjects); about 8 minutes on the 2-core VM.
 bench-scale: controlplane
 	@cd bench && $(GO) run ./cmd/controlplane -scale -count 3 -json results/controlplane-scale.json
+
+# Issue 22's outage-recovery: a kinformer and a client-go child process, ten ConfigMap informers
+# each, lose the apiserver for 60 s, 3 times; how long after its readiness the last informer of
+# each side watches again, with CPU and the first second's requests (bench/README.md).
+bench-outage: controlplane
+	@cd bench && $(GO) run ./cmd/controlplane -outage -count 3 -json results/controlplane-outage.json

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -29,6 +30,9 @@ type childRun struct {
 	// a line, for example to restart the apiserver). An error from it
 	// kills the child and is returned.
 	onLine func(line string) error
+	// stdin, when set, is the child's standard input (an *os.File is
+	// handed to the child as it is; the caller keeps and closes it).
+	stdin io.Reader
 }
 
 // runChildJSON runs r, decodes the last JSON line of its output into a new R,
@@ -41,6 +45,7 @@ func runChildJSON[R any](ctx context.Context, r childRun) (R, *os.ProcessState, 
 	cmd := exec.CommandContext(ctx, r.args[0], r.args[1:]...)
 	cmd.Env = append(os.Environ(), r.env...)
 	cmd.Stderr = os.Stderr
+	cmd.Stdin = r.stdin
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return res, nil, err

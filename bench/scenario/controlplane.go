@@ -215,6 +215,9 @@ func RunChild(ctx context.Context) (bool, error) {
 	if isMemorySide(side) {
 		return true, memoryChild(ctx, side, os.Stdout)
 	}
+	if isOutageSide(side) {
+		return true, outageChild(ctx, side, os.Stdin, os.Stdout)
+	}
 	pods, err := strconv.Atoi(os.Getenv(ChildPodsEnv))
 	if err != nil {
 		return true, fmt.Errorf("%s: %w", ChildPodsEnv, err)

@@ -63,17 +63,22 @@ per event; -o name "EVENT kind/name".`,
   kinformer watch cm -l app=demo -o json --watch-only`,
 		Args: resourceArgs("watch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkDuration("--duration", opts.Duration); err != nil {
+				return err
+			}
 			return RunWatch(cmd.Context(), streams, global, opts, args)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: name, wide, json or yaml")
 	cmd.Flags().BoolVar(&opts.WatchOnly, "watch-only", false, "print changes only, not the objects that exist when the watch starts")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "stop after this long (default: until interrupted)")
+	addChunkSize(cmd)
 	return cmd
 }
 
 func newGetCommand(streams Streams, global *GlobalOptions) *cobra.Command {
 	opts := GetOptions{}
+	var watch bool // -w
 	cmd := &cobra.Command{
 		Use:   "get RESOURCE [NAME...]",
 		Short: "Sync an informer, then print from its cache",
@@ -89,9 +94,21 @@ table rendering, -o json and -o yaml whole objects.`,
   kinformer get deploy web -o yaml`,
 		Args: resourceArgs("get"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if watch {
+				// kubectl get -w: the same as kinformer watch.
+				if opts.SortBy != "" {
+					return &UserError{Message: "get -w prints changes as they come, so it cannot --sort-by; drop one of them"}
+				}
+				if len(args) > 1 {
+					return &UserError{Message: fmt.Sprintf("get -w with names: watch one object with kinformer watch %s --field-selector metadata.name=%s", args[0], args[1])}
+				}
+				return RunWatch(cmd.Context(), streams, global, WatchOptions{Output: opts.Output}, args)
+			}
 			return RunGet(cmd.Context(), streams, global, opts, args)
 		},
 	}
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after printing, print one line per change until interrupted, as kinformer watch does")
+	addChunkSize(cmd)
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: name, wide, json or yaml")
 	cmd.Flags().StringVar(&opts.SortBy, "sort-by", "", "sort by a field path, such as .metadata.name, {.status.phase} or {.spec.containers[0].image}: numbers and quantities by value, text naturally (web-9 before web-10)")
 	return cmd
@@ -123,6 +140,12 @@ Only metadata is cached unless --full is given.`,
   kinformer stats pods -A -o json | jq .objects`,
 		Args: resourceArgs("stats"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Interval <= 0 {
+				return &UserError{Message: fmt.Sprintf("--interval %s: the refresh period must be positive, such as 1s or 500ms", opts.Interval)}
+			}
+			if err := checkDuration("--duration", opts.Duration); err != nil {
+				return err
+			}
 			return RunStats(cmd.Context(), streams, global, opts, args)
 		},
 	}
@@ -132,8 +155,24 @@ Only metadata is cached unless --full is given.`,
 	cmd.Flags().BoolVar(&opts.Full, "full", false, "cache whole objects, not only their metadata")
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: wide (every column), json or kv (default: a table fitted to the terminal, kv lines when piped)")
 	cmd.Flags().DurationVar(&opts.HandlerDelay, "handler-delay", 0, "make the handler take this long per notification, to watch a slow handler's backlog and merges")
+	addChunkSize(cmd)
 	cmd.Flags().StringVar(&opts.CheckpointDir, "checkpoint-dir", "", "keep each informer's cache in a file in this directory and start from it next time (-o wide shows the CHECKPOINT column)")
 	return cmd
+}
+
+// checkDuration refuses a negative duration flag (0 means no limit).
+func checkDuration(flag string, d time.Duration) error {
+	if d < 0 {
+		return &UserError{Message: fmt.Sprintf("%s %s: want a positive duration such as 30s, or 0 to run until interrupted", flag, d)}
+	}
+	return nil
+}
+
+// addChunkSize accepts kubectl's --chunk-size, so that command lines
+// written for kubectl run: informers list with streaming lists where the
+// server has them (one stream, no pages) and in pages of 500 otherwise.
+func addChunkSize(cmd *cobra.Command) {
+	cmd.Flags().Int64("chunk-size", 500, "accepted for kubectl's command lines; kinformer streams lists where the server can, and pages by 500 otherwise")
 }
 
 // Execute runs the command line args with ctx, and returns the error to

@@ -9,13 +9,14 @@ import (
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/kube/internal/source"
 )
 
 // Checkpoints configure the checkpoints of a Factory's informers (see
 // informer.CheckpointOptions for what a checkpoint does, and package
 // checkpoint for the file format). Only informers whose InformerOptions
 // set Checkpoint have one, in Dir, in a file named after the informer's
-// Key (resource and selection), written with mode 0600.
+// Key (resource, selection and type), written with mode 0600.
 //
 // What a checkpoint is trusted for. Each file names the cluster it was
 // written for: the uid of the kube-system namespace, which the factory
@@ -57,7 +58,7 @@ var ErrCheckpointSecrets = errors.New("checkpoints of Secrets write their data t
 // them: protobuf for typed and metadata sources, JSON for dynamic ones,
 // decoded back through the source's own decoder (so a typed informer's
 // strings are interned as they are after a list).
-func checkpointFor[T cache.Object](f *Factory, key Key, src any, want bool) (informer.CheckpointOptions[T], error) {
+func checkpointFor[T cache.Object](f *Factory, key Key, src *source.Source[T], want bool) (informer.CheckpointOptions[T], error) {
 	var none informer.CheckpointOptions[T]
 	if !want {
 		return none, nil
@@ -73,19 +74,17 @@ func checkpointFor[T cache.Object](f *Factory, key Key, src any, want bool) (inf
 	if err != nil {
 		return none, fmt.Errorf("checkpoint: %w", err)
 	}
-	if s, ok := src.(*source[T]); ok {
-		switch {
-		case s.codec.protoObject != nil && codec.Name == "protobuf":
-			codec.Decode = s.codec.protoObject
-		default:
-			codec = checkpoint.Codec[T]{
-				Name: "json",
-				Encode: func(dst []byte, obj T) ([]byte, error) {
-					b, err := json.Marshal(obj)
-					return append(dst, b...), err
-				},
-				Decode: s.codec.jsonObject,
-			}
+	switch proto := src.ProtoDecoder(); {
+	case proto != nil && codec.Name == "protobuf":
+		codec.Decode = proto
+	default:
+		codec = checkpoint.Codec[T]{
+			Name: "json",
+			Encode: func(dst []byte, obj T) ([]byte, error) {
+				b, err := json.Marshal(obj)
+				return append(dst, b...), err
+			},
+			Decode: src.JSONDecoder(),
 		}
 	}
 	id := checkpoint.Identity{Resource: key.String(), Type: checkpoint.TypeName[T](), Encoding: codec.Name}

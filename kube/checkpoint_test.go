@@ -25,6 +25,7 @@ import (
 
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/kube/internal/source"
 )
 
 // A factory informer with Checkpoint writes its cache when the factory
@@ -40,7 +41,7 @@ func TestFactoryCheckpointsAnInformerAndStartsFromIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inf, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}, Checkpoint: true})
+		inf, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}, Checkpoint: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,18 +83,18 @@ func TestFactoryRefusesCheckpointsOfSecretsUnlessAllowed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Informer(f, InformerOptions[*corev1.Secret]{Checkpoint: true})
+		_, _, err = Informer(t.Context(), f, InformerOptions[*corev1.Secret]{Checkpoint: true})
 		if allow != (err == nil) || (!allow && !errors.Is(err, ErrCheckpointSecrets)) {
 			t.Errorf("AllowSecrets %v: %v", allow, err)
 		}
-		if _, err := Informer(f, InformerOptions[*corev1.ConfigMap]{Checkpoint: true}); err != nil {
+		if _, _, err := Informer(t.Context(), f, InformerOptions[*corev1.ConfigMap]{Checkpoint: true}); err != nil {
 			t.Errorf("config maps: %v", err)
 		}
 		f.Shutdown()
 	}
 	f, _ := NewFactory(&rest.Config{Host: "http://127.0.0.1:1"}, FactoryOptions{})
 	defer f.Shutdown()
-	if _, err := Informer(f, InformerOptions[*corev1.Pod]{Checkpoint: true}); err == nil {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Checkpoint: true}); err == nil {
 		t.Error("checkpoint without a directory: no error")
 	}
 }
@@ -107,12 +108,15 @@ func TestCheckpointDecodesConcurrentlyThroughTheSourceDecoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	src, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	k, err := kindOf[*corev1.Pod](t.Context(), cfg, Resource{}, "InformerOptions.Resource", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _ := ResourceFor[*corev1.Pod]()
-	opts, err := checkpointFor[*corev1.Pod](f, Key{Source: SourceTyped, Resource: res}, src, true)
+	src, err := k.newSource(cfg, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := checkpointFor(f, Key{Resource: k.res, Type: typeName[*corev1.Pod]()}, src, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +177,7 @@ func TestFactoryRefusesACheckpointOfAnotherCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inf, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}, Checkpoint: true})
+		inf, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}, Checkpoint: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,21 +220,21 @@ func TestFactoryAfterShutdownRefusesInformers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Informer(f, InformerOptions[*corev1.Pod]{}); err != nil {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Shutdown()
-	if _, err := Informer(f, InformerOptions[*corev1.Pod]{}); !errors.Is(err, ErrShutdown) {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("Informer of an existing key: %v", err)
 	}
-	if _, err := Informer(f, InformerOptions[*corev1.ConfigMap]{}); !errors.Is(err, ErrShutdown) {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*corev1.ConfigMap]{}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("Informer of a new key: %v", err)
 	}
-	if _, err := Acquire(f, InformerOptions[*corev1.Secret]{}); !errors.Is(err, ErrShutdown) {
+	if _, err := Acquire(t.Context(), f, InformerOptions[*corev1.Secret]{}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("Acquire: %v", err)
 	}
-	if _, err := MetadataInformer(f, Resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Namespaced: true}, InformerOptions[*metav1.PartialObjectMetadata]{}); !errors.Is(err, ErrShutdown) {
-		t.Errorf("MetadataInformer: %v", err)
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*metav1.PartialObjectMetadata]{Resource: Resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Namespaced: true}}); !errors.Is(err, ErrShutdown) {
+		t.Errorf("metadata informer: %v", err)
 	}
 }
 
@@ -238,8 +242,8 @@ func TestFactoryAfterShutdownRefusesInformers(t *testing.T) {
 // factory: the informer reports it, starts cold, and Shutdown returns.
 func TestFactoryShutdownNeverHangsOnACheckpointPath(t *testing.T) {
 	cfg := clusterServer(t, "uid-a", map[string][]runtime.Object{"/api/v1/namespaces/shop/pods": {pod("shop", "web-0", "8")}})
-	res, _ := ResourceFor[*corev1.Pod]()
-	key := Key{Source: SourceTyped, Resource: res, Selection: Selection{Namespace: "shop"}}
+	res, _ := resourceFor[*corev1.Pod]()
+	key := Key{Resource: res, Selection: Selection{Namespace: "shop"}, Type: typeName[*corev1.Pod]()}
 	for _, kind := range []string{"fifo", "directory"} {
 		t.Run(kind, func(t *testing.T) {
 			dir := t.TempDir()
@@ -263,7 +267,7 @@ func TestFactoryShutdownNeverHangsOnACheckpointPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			inf, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: key.Selection, Checkpoint: true})
+			inf, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: key.Selection, Checkpoint: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/kube/internal/source"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -64,7 +65,7 @@ func TestClusterDiscoveryMatchesBuiltinTable(t *testing.T) {
 			if !ok || !strings.HasPrefix(typ.PkgPath(), "k8s.io/api/") {
 				continue
 			}
-			b, err := resolveBuiltin(reflect.PointerTo(typ))
+			b, err := source.BuiltinResource(reflect.PointerTo(typ))
 			if err != nil {
 				if hasVerbs(r.Verbs, "list", "watch") {
 					t.Errorf("%v %s: %v", gv, r.Name, err)
@@ -72,9 +73,9 @@ func TestClusterDiscoveryMatchesBuiltinTable(t *testing.T) {
 				continue
 			}
 			checked++
-			if b.resource != r.Name || b.namespaced != r.Namespaced {
+			if b.GVR.Resource != r.Name || b.Namespaced != r.Namespaced {
 				t.Errorf("%v %s: resolved %s namespaced=%v, discovery says %s namespaced=%v",
-					gv, r.Kind, b.resource, b.namespaced, r.Name, r.Namespaced)
+					gv, r.Kind, b.GVR.Resource, b.Namespaced, r.Name, r.Namespaced)
 			}
 		}
 	}
@@ -84,7 +85,7 @@ func TestClusterDiscoveryMatchesBuiltinTable(t *testing.T) {
 	t.Logf("%d built-in resources match discovery", checked)
 	t.Cleanup(func() { closeIdle(cfg) })
 
-	pods, err := Typed[*corev1.Pod](cfg, SourceOptions{Selection: Selection{Namespace: "kube-system"}})
+	pods, err := Source[*corev1.Pod](t.Context(), cfg, SourceOptions{Selection: Selection{Namespace: "kube-system"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestClusterStreamingListEverySource(t *testing.T) {
 	opts := listwatch.Options{SendInitialEvents: true, ResourceVersionMatch: listwatch.MatchNotOlderThan, AllowBookmarks: true}
 	nsGVR := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
-	typed, err := Typed[*corev1.Namespace](cfg, SourceOptions{})
+	typed, err := Source[*corev1.Namespace](t.Context(), cfg, SourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestClusterStreamingListEverySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tw.Close()
-	md, err := Metadata(cfg, nsGVR, SourceOptions{})
+	md, err := Source[*metav1.PartialObjectMetadata](t.Context(), cfg, SourceOptions{Resource: Resource{GVR: nsGVR}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestClusterStreamingListEverySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mw.Close()
-	dyn, err := Dynamic(cfg, nsGVR, SourceOptions{})
+	dyn, err := Source[*unstructured.Unstructured](t.Context(), cfg, SourceOptions{Resource: Resource{GVR: nsGVR}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestClusterStreamingListEverySource(t *testing.T) {
 func TestClusterErrorsAreMapped(t *testing.T) {
 	cfg := clusterConfig(t)
 	ctx := context.Background()
-	pods, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	pods, err := Source[*corev1.Pod](t.Context(), cfg, SourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestClusterErrorsAreMapped(t *testing.T) {
 }
 
 func mustDynamic(t *testing.T, cfg *rest.Config, gvr schema.GroupVersionResource) listwatch.ListerWatcher[*unstructured.Unstructured] {
-	lw, err := Dynamic(cfg, gvr, SourceOptions{})
+	lw, err := Source[*unstructured.Unstructured](t.Context(), cfg, SourceOptions{Resource: Resource{GVR: gvr}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestClusterTypedListThenWatch(t *testing.T) {
 			return resp, err
 		})
 	}
-	cms, err := Typed[*corev1.ConfigMap](wrapped, SourceOptions{Selection: Selection{Namespace: "default"}})
+	cms, err := Source[*corev1.ConfigMap](t.Context(), wrapped, SourceOptions{Selection: Selection{Namespace: "default"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kinformer/kinformer/internal/listquery"
 )
 
 // ErrNoConfig is wrapped by LoadConfig's error when no configuration was
@@ -33,8 +35,9 @@ type ConfigOptions struct {
 //  4. the in-cluster service account of a pod.
 //
 // When none is there the error wraps ErrNoConfig and says what was tried.
-// QPS and Burst left at zero by the kubeconfig are set to DefaultQPS and
-// DefaultBurst, which suit informers that list many resources at start.
+// QPS and Burst left at zero by the kubeconfig are set to 50 and 100,
+// which suit informers that list many resources at start (client-go's own
+// 5 and 10 starve them).
 func LoadConfig(opts ConfigOptions) (*rest.Config, error) {
 	var tried []string
 	rules := &clientcmd.ClientConfigLoadingRules{}
@@ -74,7 +77,7 @@ func LoadConfig(opts ConfigOptions) (*rest.Config, error) {
 
 func withDefaults(cfg *rest.Config) *rest.Config {
 	if cfg.QPS == 0 && cfg.Burst == 0 {
-		cfg.QPS, cfg.Burst = DefaultQPS, DefaultBurst
+		cfg.QPS, cfg.Burst = listquery.DefaultQPS, listquery.DefaultBurst
 	}
 	return cfg
 }

@@ -59,7 +59,7 @@ func TestLoadConfigOrder(t *testing.T) {
 		if cfg.Host != want {
 			t.Fatalf("LoadConfig(%+v).Host = %q, want %q", opts, cfg.Host, want)
 		}
-		if cfg.QPS != DefaultQPS || cfg.Burst != DefaultBurst || cfg.BearerToken != "secret" {
+		if cfg.QPS != 50 || cfg.Burst != 100 || cfg.BearerToken != "secret" {
 			t.Fatalf("config %+v", cfg)
 		}
 	}

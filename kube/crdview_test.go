@@ -70,7 +70,7 @@ func crdServer(t *testing.T, crd string, paths *[]string) http.HandlerFunc {
 func TestDynamicViewDecodesCustomResourcesIntoTheView(t *testing.T) {
 	var paths []string
 	cfg := fakeServer(t, crdServer(t, widgetCRD, &paths))
-	src, err := DynamicView[*widgetView](t.Context(), cfg, widgets, SourceOptions{Selection: Selection{Namespace: "ns"}})
+	src, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: widgets, Selection: Selection{Namespace: "ns"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,28 +102,28 @@ func TestDynamicViewChecksTheViewAgainstTheCRDSchema(t *testing.T) {
 	}
 	var paths []string
 	cfg := fakeServer(t, crdServer(t, widgetCRD, &paths))
-	if _, err := DynamicView[*missing](t.Context(), cfg, widgets, SourceOptions{}); !errors.Is(err, ErrInvalidView) ||
+	if _, err := Source[*missing](t.Context(), cfg, SourceOptions{Resource: widgets}); !errors.Is(err, ErrInvalidView) ||
 		!strings.Contains(err.Error(), "spec.weight") || !strings.Contains(err.Error(), "Weight") {
 		t.Errorf("a path the schema does not have: %v", err)
 	}
-	if _, err := DynamicView[*bogus](t.Context(), cfg, widgets, SourceOptions{}); !errors.Is(err, ErrInvalidView) ||
+	if _, err := Source[*bogus](t.Context(), cfg, SourceOptions{Resource: widgets}); !errors.Is(err, ErrInvalidView) ||
 		!strings.Contains(err.Error(), "spec.size") {
 		t.Errorf("a field that cannot hold the schema's type: %v", err)
 	}
 	v1alpha1 := widgets
 	v1alpha1.GVR.Version = "v1alpha1"
-	if _, err := DynamicView[*widgetView](t.Context(), cfg, v1alpha1, SourceOptions{}); !errors.Is(err, ErrNoSchema) ||
+	if _, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: v1alpha1}); !errors.Is(err, ErrNoSchema) ||
 		!strings.Contains(err.Error(), "not served") {
 		t.Errorf("a version not served: %v", err)
 	}
 	v2 := widgets
 	v2.GVR.Version = "v2"
-	if _, err := DynamicView[*widgetView](t.Context(), cfg, v2, SourceOptions{}); !errors.Is(err, ErrNoSchema) {
+	if _, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: v2}); !errors.Is(err, ErrNoSchema) {
 		t.Errorf("a version the CRD does not have: %v", err)
 	}
 	core := Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Namespaced: true}
-	if _, err := DynamicView[*widgetView](t.Context(), cfg, core, SourceOptions{}); !errors.Is(err, ErrNoSchema) ||
-		!strings.Contains(err.Error(), "use View") {
+	if _, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: core}); !errors.Is(err, ErrNoSchema) ||
+		!strings.Contains(err.Error(), "kube.ViewOf") {
 		t.Errorf("a core resource: %v", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestDynamicViewChecksTheViewAgainstTheCRDSchema(t *testing.T) {
 func TestDynamicViewOfAnUnknownResource(t *testing.T) {
 	var paths []string
 	cfg := fakeServer(t, crdServer(t, "", &paths))
-	_, err := DynamicView[*widgetView](t.Context(), cfg, widgets, SourceOptions{})
+	_, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: widgets})
 	if !errors.Is(err, ErrNoSchema) || !strings.Contains(err.Error(), "widgets.example.com") {
 		t.Fatalf("no CRD: %v", err)
 	}
@@ -140,12 +140,12 @@ func TestDynamicViewOfAnUnknownResource(t *testing.T) {
 func TestDynamicViewReportsAMalformedCRDAndAnUnreachableServer(t *testing.T) {
 	var paths []string
 	cfg := fakeServer(t, crdServer(t, `{"spec":`, &paths))
-	if _, err := DynamicView[*widgetView](t.Context(), cfg, widgets, SourceOptions{}); !errors.Is(err, ErrMalformed) {
+	if _, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: widgets}); !errors.Is(err, ErrMalformed) {
 		t.Errorf("malformed CRD: %v", err)
 	}
 	down := fakeServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "") })
 	down.Host = "http://127.0.0.1:1"
-	if _, err := DynamicView[*widgetView](t.Context(), down, widgets, SourceOptions{}); !errors.Is(err, listwatch.ErrUnavailable) {
+	if _, err := Source[*widgetView](t.Context(), down, SourceOptions{Resource: widgets}); !errors.Is(err, listwatch.ErrUnavailable) {
 		t.Errorf("unreachable server: %v", err)
 	}
 }

@@ -1,39 +1,59 @@
-// Package kube holds kinformer's sources for a real kube-apiserver: each
-// implements listwatch.ListerWatcher[T] over HTTP.
+// Package kube serves Kubernetes objects from a real kube-apiserver to
+// kinformer's informers, through one door: the Go type asked for says
+// where the objects come from.
 //
-//   - Typed serves a built-in resource as its Go type (for example
-//     *corev1.Pod). The resource is resolved from the Go type; the wire format
-//     is protobuf, with JSON accepted when a server answers in JSON.
-//   - Dynamic serves any resource, custom resources included, as
-//     *unstructured.Unstructured over JSON.
-//   - Metadata serves any resource as *metav1.PartialObjectMetadata, for
-//     callers that need only names, labels, owners and versions.
+//	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
+//	pods, key, err := kube.Informer(ctx, f, kube.InformerOptions[*corev1.Pod]{
+//		Selection: kube.Selection{Namespace: "shop", LabelSelector: "app=web"},
+//	})
+//	f.Start(ctx)
+//	synced := f.WaitForCacheSync(ctx) // synced[key] says whether pods synced
 //
-// NewFactory hands out shared informers over these sources, the generic
-// equivalent of client-go's generated factories: Informer[T] and Lister[T]
-// for built-in types, DynamicInformer and MetadataInformer for any
-// resource, one per Key (source kind, resource, Selection), all sharing
-// one HTTP client and one rate limiter; Acquire, AcquireDynamic and
-// AcquireMetadata hand out the same informers with a reference count (a
-// Ref), for those that come and go while the others run. Which objects are
-// cached — the
-// namespace and selectors — is a Selection, set once: in SourceOptions
-// for a source made by hand, in InformerOptions for a factory's informer.
+// Informer returns a Factory's shared informer of T (one per Key: resource,
+// Selection and type), Acquire the same with a reference count (a Ref, for
+// informers that come and go while the others run), and Source a
+// listwatch.ListerWatcher[T] for a reflector or an informer built by hand.
+// Listers come from the informer: informer.NewLister(inf.Cache()). For each
+// the type T and the options' Resource choose the source:
 //
-// View (and ViewInformer, AcquireView, ViewLister in a factory) serves a
-// built-in resource as a projected view: a struct declaring only the
-// fields a controller reads, by path in the full type (`kube:"spec.nodeName"`),
-// decoded straight from the wire with every other field skipped. The view
-// is checked against the full type when it is built (ErrInvalidView).
-// DynamicView (DynamicViewInformer, AcquireDynamicView) does the same for a
-// custom resource over JSON, checking the view against the schema of the
-// resource's CustomResourceDefinition (ErrNoSchema when there is none). A
-// Selection's Shard restricts any source to ranges of the hash of
-// metadata.uid or the namespace (KEP-5866): sent to the server, applied by
-// the source when the server ignores it.
+//   - a built-in type (*corev1.Pod, *appsv1.Deployment, any type of
+//     k8s.io/api that can be listed): its own resource, resolved from the
+//     type, protobuf on the wire (JSON accepted);
+//   - *unstructured.Unstructured: any resource, custom resources included,
+//     named by Resource (Resolve maps "widgets.example.com" to one), over
+//     JSON;
+//   - *metav1.PartialObjectMetadata: any resource named by Resource,
+//     reduced by the server to names, labels, annotations, owners and
+//     versions, so far fewer bytes cross the wire and stay in memory;
+//   - a projected view of a built-in type F: a struct embedding ViewOf[F]
+//     and declaring only the fields a controller reads, by path in F
+//     (`kube:"spec.nodeName"`), decoded straight from the wire with every
+//     other field skipped;
+//   - a projected view of a custom resource: a struct embedding ViewMeta,
+//     with Resource naming the resource, checked against the schema of its
+//     CustomResourceDefinition (ErrNoSchema when there is none).
+//
+// Projected views. A view's fields are read from the paths their kube tags
+// give, by JSON names, dotted ("spec.nodeName"); a path ending in a map's
+// key reads that entry ("metadata.labels.app"). A nested struct, or a
+// slice of them, is a view of the object at its path, its own paths
+// relative to it; an embedded struct without a tag (ViewOf, ViewMeta) is
+// read from the object's root. Every exported field needs a tag
+// (`kube:"-"` leaves one alone); unexported fields are not touched. A view
+// is checked against its resource before anything is made: a path that
+// does not exist, or a field that cannot hold what is there, is an error
+// wrapping ErrInvalidView naming the view, the field and the path. What a
+// view cannot do: be checkpointed (InformerOptions.Checkpoint is an
+// error), or be checked by the mutation detector unless it implements
+// runtime.Object.
+//
+// A Selection's Shard restricts any source to ranges of
+// the hash of metadata.uid or the namespace (KEP-5866): sent to the
+// server, applied by the source when the server ignores it.
 //
 // LoadConfig finds a kubeconfig the usual way, and Resolve maps a user's
-// string ("po", "deploy", "foos.example.com") to a resource through discovery.
+// string ("po", "deploy", "foos.example.com") to a Resource through
+// discovery.
 //
 // Every failure a source returns is mapped onto the listwatch errors
 // (ErrExpired, ErrTooLargeResourceVersion, ErrUnavailable,
@@ -48,20 +68,24 @@
 // Sources made from the same rest.Config share client-go's cached transport
 // when the config allows it; SourceOptions.HTTPClient shares one client
 // explicitly, and a RateLimiter set in the config is shared by every source
-// made from it (otherwise each source has its own QPS/Burst bucket).
+// made from it (otherwise each source has its own QPS/Burst bucket). A
+// Factory shares one client and one rate limiter between all its sources.
 //
 // Objects returned by List and Watch are owned by the caller; a source keeps
-// no reference to them as a whole. A Typed source interns their strings,
-// unless SourceOptions.DisableInterning is set: strings repeated across
-// objects (managedFields' managers, label and annotation keys and values,
-// owner references, and for pods and pod templates images and container
-// fields) are shared between the objects it decodes, and its bounded
-// tables keep a reference to one copy of each; strings being immutable,
-// no caller can tell. SourceOptions.ShareMutableParts, off by default,
-// shares mutable values too: managedFields' FieldsV1, resource lists, and
-// a pod's containers, volumes, tolerations, security context, affinity and
-// status conditions, decoded once per distinct encoding and shared whole
-// (slices included) by the pods that carry the same bytes. Objects of such
-// a source must not be mutated in place, the contract of objects in a
-// cache anyway; DeepCopy gives a private copy.
+// no reference to them as a whole. A source of a built-in type interns
+// their strings, unless SourceOptions.DisableInterning is set: strings
+// repeated across objects (managedFields' managers, label and annotation
+// keys and values, owner references, and for pods and pod templates images
+// and container fields) are shared between the objects it decodes, and its
+// bounded tables keep a reference to one copy of each; strings being
+// immutable, no caller can tell. SourceOptions.ShareMutableParts, off by
+// default, shares mutable values too: managedFields' FieldsV1, resource
+// lists, and a pod's containers, volumes, tolerations, security context,
+// affinity and status conditions, decoded once per distinct encoding and
+// shared whole (slices included) by the pods that carry the same bytes.
+// Objects of such a source must not be mutated in place, the contract of
+// objects in a cache anyway; DeepCopy gives a private copy.
+//
+// The decoding machinery (wire walkers, codecs, interning, projection)
+// lives in kube/internal; nothing of it is part of this package's API.
 package kube

@@ -14,7 +14,7 @@ import (
 )
 
 // The generic equivalent of client-go's factory.Core().V1().Pods(): one
-// shared informer per type, namespace and selectors, no generated code.
+// shared informer per resource, selection and type, no generated code.
 // (It needs a cluster, so it has no checked output.)
 func ExampleNewFactory() {
 	ctx := context.Background()
@@ -22,15 +22,16 @@ func ExampleNewFactory() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	f, err := kube.NewFactory(cfg, kube.FactoryOptions{
-		Transform: kube.DropManagedFields,
-	})
+	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer f.Shutdown() // stops every informer and waits for its goroutines
 
-	pods, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: "shop"}})
+	pods, _, err := kube.Informer(ctx, f, kube.InformerOptions[*corev1.Pod]{
+		Selection: kube.Selection{Namespace: "shop"},
+		Transform: informer.DropManagedFields[*corev1.Pod],
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,14 +41,15 @@ func ExampleNewFactory() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	nodes, err := kube.Lister(f, kube.InformerOptions[*corev1.Node]{})
+	nodeInf, _, err := kube.Informer(ctx, f, kube.InformerOptions[*corev1.Node]{})
 	if err != nil {
 		log.Fatal(err)
 	}
+	nodes := informer.NewLister(nodeInf.Cache())
 
 	f.Start(ctx)
 	for key, synced := range f.WaitForCacheSync(ctx) {
-		fmt.Println(key, "synced:", synced)
+		fmt.Println(key, "synced:", synced) // "pods -n shop synced: true", "nodes synced: true"
 	}
 	all, _ := nodes.List(labels.Everything())
 	fmt.Println(len(all), "nodes")
@@ -56,7 +58,7 @@ func ExampleNewFactory() {
 // An informer per custom resource, taken while its definition exists and
 // released when it is deleted: the last Release stops that informer alone
 // and frees its cache. (It needs a cluster, so it has no checked output.)
-func ExampleAcquireDynamic() {
+func ExampleAcquire() {
 	ctx := context.Background()
 	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
 	if err != nil {
@@ -73,7 +75,7 @@ func ExampleAcquireDynamic() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	widgets, err := kube.AcquireDynamic(f, res, kube.InformerOptions[*unstructured.Unstructured]{})
+	widgets, err := kube.Acquire(ctx, f, kube.InformerOptions[*unstructured.Unstructured]{Resource: res})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,21 +9,25 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
-// A typed source of pods in one namespace: list a page, then watch from it.
-// (It needs a cluster, so it has no checked output.)
-func ExampleTyped() {
+// A source of pods in one namespace, by hand: list a page, then watch from
+// it. (It needs a cluster, so it has no checked output.)
+func ExampleSource() {
 	ctx := context.Background()
 	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	pods, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{Selection: kube.Selection{Namespace: "default", LabelSelector: "app=web"}})
+	pods, err := kube.Source[*corev1.Pod](ctx, cfg, kube.SourceOptions{
+		Selection: kube.Selection{Namespace: "default", LabelSelector: "app=web"},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,31 +58,72 @@ func ExampleTyped() {
 	}
 }
 
-// ResourceFor shows what Typed resolves from a Go type, without a server.
-func ExampleResourceFor() {
-	for _, get := range []func() (kube.Resource, error){
-		kube.ResourceFor[*corev1.Pod],
-		kube.ResourceFor[*corev1.Endpoints],
-		kube.ResourceFor[*corev1.Node],
-		kube.ResourceFor[*appsv1.Deployment],
-	} {
-		r, err := get()
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(r.GVR.String(), r.Kind, r.Namespaced)
+// A source of a custom resource's objects as unstructured ones: the type
+// serves any resource, so the options name it.
+func ExampleSource_unstructured() {
+	ctx := context.Background()
+	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
+	if err != nil {
+		log.Fatal(err)
 	}
-	_, err := kube.ResourceFor[*corev1.Binding]()
-	fmt.Println(err != nil)
-	// Output:
-	// /v1, Resource=pods Pod true
-	// /v1, Resource=endpoints Endpoints true
-	// /v1, Resource=nodes Node false
-	// apps/v1, Resource=deployments Deployment true
-	// true
+	res, err := kube.Resolve(ctx, cfg, "widgets.example.com")
+	if err != nil {
+		log.Fatal(err)
+	}
+	widgets, err := kube.Source[*unstructured.Unstructured](ctx, cfg, kube.SourceOptions{
+		Resource:  res,
+		Selection: kube.Selection{Namespace: "team-a"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := widgets.List(ctx, listwatch.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, u := range page.Items {
+		fmt.Println(u.GetName(), u.Object["spec"])
+	}
 }
 
-// Resolve a name as a user types it, then watch that resource's metadata.
+// The Key an informer is known by names its resource, selection and type
+// the way kubectl would; the type argument alone says where objects come
+// from, and a type that serves any resource needs the options to name one.
+// Asking for informers makes no request.
+func ExampleKey() {
+	ctx := context.Background()
+	f, err := kube.NewFactory(&rest.Config{Host: "https://127.0.0.1:6443"}, kube.FactoryOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Shutdown()
+	_, pods, _ := kube.Informer(ctx, f, kube.InformerOptions[*corev1.Pod]{
+		Selection: kube.Selection{Namespace: "shop", LabelSelector: "app=web"},
+	})
+	_, deploys, _ := kube.Informer(ctx, f, kube.InformerOptions[*appsv1.Deployment]{})
+	_, nodes, _ := kube.Informer(ctx, f, kube.InformerOptions[*corev1.Node]{
+		Selection: kube.Selection{Namespace: "shop"}, // nodes have no namespace
+	})
+	podsRes := kube.Resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Kind: "Pod", Namespaced: true}
+	_, meta, _ := kube.Informer(ctx, f, kube.InformerOptions[*metav1.PartialObjectMetadata]{
+		Resource:  podsRes,
+		Selection: kube.Selection{FieldSelector: "spec.nodeName=n1"},
+	})
+	fmt.Println(pods)
+	fmt.Println(deploys)
+	fmt.Println(nodes)
+	fmt.Println(meta)
+	_, _, err = kube.Informer(ctx, f, kube.InformerOptions[*unstructured.Unstructured]{})
+	fmt.Println(err)
+	// Output:
+	// pods -n shop app=web
+	// deployments.v1.apps
+	// nodes
+	// pods --field-selector spec.nodeName=n1 as metadata
+	// kube: *unstructured.Unstructured serves any resource: set InformerOptions.Resource to the one to serve (Resolve gives it from a name)
+}
+
+// Resolve a name as a user types it, then list that resource's metadata.
 func ExampleResolve() {
 	ctx := context.Background()
 	cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: "/path/to/kubeconfig"})
@@ -89,7 +134,7 @@ func ExampleResolve() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	md, err := kube.Metadata(cfg, res.GVR, kube.SourceOptions{})
+	md, err := kube.Source[*metav1.PartialObjectMetadata](ctx, cfg, kube.SourceOptions{Resource: res})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -99,26 +144,6 @@ func ExampleResolve() {
 	}
 	for _, m := range page.Items {
 		fmt.Println(m.Namespace, m.Name, m.Labels)
-	}
-}
-
-// A dynamic source of a custom resource.
-func ExampleDynamic() {
-	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	gvr := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
-	widgets, err := kube.Dynamic(cfg, gvr, kube.SourceOptions{Selection: kube.Selection{Namespace: "team-a"}})
-	if err != nil {
-		log.Fatal(err)
-	}
-	page, err := widgets.List(context.Background(), listwatch.Options{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, u := range page.Items {
-		fmt.Println(u.GetName(), u.Object["spec"])
 	}
 }
 

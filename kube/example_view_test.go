@@ -14,10 +14,11 @@ import (
 )
 
 // PodView is what a controller that places pods on nodes reads of a pod:
-// its identity and labels (kube.ViewMeta), its node, its containers'
-// names and images, and its phase. Nothing else is decoded or kept.
+// its identity and labels (ViewOf holds a kube.ViewMeta), its node, its
+// containers' names and images, and its phase. Nothing else is decoded or
+// kept.
 type PodView struct {
-	kube.ViewMeta
+	kube.ViewOf[*corev1.Pod]
 	NodeName   string          `kube:"spec.nodeName"`
 	Containers []ContainerView `kube:"spec.containers"`
 	Phase      corev1.PodPhase `kube:"status.phase"`
@@ -30,26 +31,27 @@ type ContainerView struct {
 	Image string `kube:"image"`
 }
 
-// A view is checked against the full type when it is built: a path that
-// does not exist in corev1.Pod is an error naming the field and the path,
-// before any request.
-func ExampleView() {
-	cfg := &rest.Config{Host: "https://127.0.0.1:6443"} // View makes no request itself
-	if _, err := kube.View[*PodView, *corev1.Pod](cfg, kube.SourceOptions{}); err != nil {
+// A view is checked against the full type before anything is made: a
+// path that does not exist in corev1.Pod is an error naming the field and
+// the path, before any request.
+func ExampleViewOf() {
+	ctx := context.Background()
+	cfg := &rest.Config{Host: "https://127.0.0.1:6443"} // a view of a built-in type makes no request here
+	if _, err := kube.Source[*PodView](ctx, cfg, kube.SourceOptions{}); err != nil {
 		log.Fatal(err)
 	}
 	type typo struct {
-		kube.ViewMeta
+		kube.ViewOf[*corev1.Pod]
 		Node string `kube:"spec.node"`
 	}
-	_, err := kube.View[*typo, *corev1.Pod](cfg, kube.SourceOptions{})
+	_, err := kube.Source[*typo](ctx, cfg, kube.SourceOptions{})
 	fmt.Println(errors.Is(err, kube.ErrInvalidView))
 	// Output: true
 }
 
-// A factory's view informer, with a lister and a handler of the view
-// type. (It needs a cluster, so it has no checked output.)
-func ExampleViewInformer() {
+// A factory's informer of a view type, with a lister and a handler of the
+// view type. (It needs a cluster, so it has no checked output.)
+func ExampleInformer_view() {
 	ctx := context.Background()
 	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
 	if err != nil {
@@ -60,7 +62,7 @@ func ExampleViewInformer() {
 		log.Fatal(err)
 	}
 	defer f.Shutdown()
-	pods, err := kube.ViewInformer[*PodView, *corev1.Pod](f, kube.InformerOptions[*PodView]{
+	pods, _, err := kube.Informer(ctx, f, kube.InformerOptions[*PodView]{
 		Selection: kube.Selection{Namespace: "web"},
 	})
 	if err != nil {
@@ -84,4 +86,42 @@ func ExampleViewInformer() {
 		log.Fatal(err)
 	}
 	fmt.Println(len(running), "pods")
+}
+
+// WidgetView is a view of a custom resource: it embeds kube.ViewMeta, and
+// the options name the resource, whose CustomResourceDefinition's schema
+// the view is checked against.
+type WidgetView struct {
+	kube.ViewMeta
+	Size  int64 `kube:"spec.size"`
+	Ready bool  `kube:"status.ready"`
+}
+
+// A factory's informer of a view of a custom resource. (It needs a
+// cluster, so it has no checked output.)
+func ExampleInformer_customResourceView() {
+	ctx := context.Background()
+	cfg, err := kube.LoadConfig(kube.ConfigOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Shutdown()
+	res, err := kube.Resolve(ctx, cfg, "widgets.example.com")
+	if err != nil {
+		log.Fatal(err)
+	}
+	widgets, _, err := kube.Informer(ctx, f, kube.InformerOptions[*WidgetView]{Resource: res})
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, kube.ErrNoSchema): no CustomResourceDefinition
+	}
+	f.Start(ctx)
+	if widgets.WaitForCacheSync(ctx) {
+		for _, w := range widgets.Cache().List() {
+			fmt.Println(w.Name, w.Size, w.Ready)
+		}
+	}
 }

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
@@ -19,7 +17,8 @@ import (
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/internal/clusterid"
-	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/internal/listquery"
+	"github.com/kinformer/kinformer/kube/internal/source"
 	"github.com/kinformer/kinformer/metrics"
 	"github.com/kinformer/kinformer/reflector"
 	"github.com/kinformer/kinformer/shard"
@@ -27,7 +26,7 @@ import (
 
 // FactoryOptions configures NewFactory: the defaults of every informer the
 // factory makes, and what they share. The zero value watches every
-// namespace, without resync or transform, with the reflector's defaults.
+// namespace, without resync, with the reflector's defaults.
 type FactoryOptions struct {
 	// Namespace is the namespace of informers whose InformerOptions leave
 	// it empty; "" means every namespace.
@@ -35,12 +34,6 @@ type FactoryOptions struct {
 	// DefaultResync is the resync period of informers whose
 	// InformerOptions leave it zero (see informer.Options.ResyncPeriod).
 	DefaultResync time.Duration
-	// Transform, when set, edits every object of every informer that has
-	// no Transform of its own, in place, before it is cached: the object is
-	// not shared yet. It works on the object's metadata, which every
-	// Kubernetes object has, so it cannot change an object's type. An error
-	// skips that object and is reported. DropManagedFields is a ready one.
-	Transform func(metav1.Object) error
 	// ListWatch tunes how every informer lists and watches (page size,
 	// streaming lists, watch timeouts, back-off).
 	ListWatch reflector.Settings
@@ -54,18 +47,17 @@ type FactoryOptions struct {
 	Metrics metrics.Provider
 	// MutationDetector turns the cache mutation detector on for every
 	// informer (see informer.Options.MutationDetector) whose objects
-	// implement runtime.Object: a view (ViewInformer) that does not is
-	// not checked.
+	// implement runtime.Object: a view that does not is not checked.
 	MutationDetector bool
 	// HTTPClient carries every request of every source (it must come from
 	// rest.HTTPClientFor of the same config). nil: NewFactory makes one.
 	HTTPClient *http.Client
-	// DisableInterning and ShareMutableParts set the decoding of every
-	// typed informer's source: see SourceOptions. String interning is on
-	// by default (it is invisible to callers); sharing mutable parts
-	// between objects is off unless set here (it saves about half of a
-	// pod's memory, and makes an in-place mutation of one object reach
-	// every object sharing the part).
+	// DisableInterning and ShareMutableParts set the decoding of the
+	// source of every informer of a built-in type: see SourceOptions.
+	// String interning is on by default (it is invisible to callers);
+	// sharing mutable parts between objects is off unless set here (it
+	// saves about half of a pod's memory, and makes an in-place mutation
+	// of one object reach every object sharing the part).
 	DisableInterning  bool
 	ShareMutableParts bool
 	// Shard is the shard of informers whose InformerOptions leave
@@ -81,17 +73,26 @@ type FactoryOptions struct {
 }
 
 // InformerOptions select and configure one informer of a Factory. The
-// Selection (with the source kind and resource) is what identifies the
-// informer; the other fields configure it when it is created.
+// Resource and Selection (with the type T) are what identify the informer
+// (its Key); the other fields configure it when it is created.
 type InformerOptions[T cache.Object] struct {
+	// Resource names the resource, for the types that can serve any
+	// (*unstructured.Unstructured, *metav1.PartialObjectMetadata, a view
+	// of a custom resource), typically from Resolve; its Namespaced says
+	// whether a namespace applies. For a built-in type, or a view of one
+	// (ViewOf), it may be left zero: the type says which resource; when
+	// set it must be that one.
+	Resource Resource
 	// Selection says which objects are cached. An empty Namespace means
 	// the factory's; it is ignored for a cluster-scoped resource. A zero
 	// Shard means the factory's.
 	Selection
 	// ResyncPeriod, when not zero, replaces the factory's DefaultResync.
 	ResyncPeriod time.Duration
-	// Transform, when set, replaces the factory's Transform for this
-	// informer (see informer.Options.Transform).
+	// Transform, when set, edits or replaces each object before it is
+	// cached (see informer.Options.Transform): for example
+	// informer.DropManagedFields[*corev1.Pod], which drops managedFields,
+	// often a large part of an object's memory.
 	Transform func(T) (T, error)
 	// Indexers are added to the informer's cache, by whichever call asks
 	// for them (indexes it already has are kept as they are).
@@ -100,43 +101,6 @@ type InformerOptions[T cache.Object] struct {
 	// directory and starts it from there on the next run (see
 	// Checkpoints). It needs that directory set.
 	Checkpoint bool
-}
-
-// SourceKind says how an informer's objects come from the server.
-type SourceKind string
-
-const (
-	SourceTyped    SourceKind = "typed"    // Typed: a built-in Go type
-	SourceDynamic  SourceKind = "dynamic"  // Dynamic: *unstructured.Unstructured
-	SourceMetadata SourceKind = "metadata" // Metadata: *metav1.PartialObjectMetadata
-	SourceView     SourceKind = "view"     // View: a projected view of a built-in type
-	// SourceDynamicView: DynamicView, a projected view of any resource.
-	SourceDynamicView SourceKind = "dynamic-view"
-)
-
-// Key identifies one informer of a Factory: how its objects are served,
-// the resource, and which objects of it are cached. Two requests with the
-// same Key get the same informer. It is comparable and printable, and it
-// keys Factory.WaitForCacheSync.
-type Key struct {
-	Source   SourceKind
-	Resource Resource
-	Selection
-	// View is the view type of a View or DynamicView informer (its
-	// package path and name), "" for the others: two views of one
-	// resource are two informers.
-	View string
-}
-
-func (k Key) String() string {
-	s := fmt.Sprintf("%s %s", k.Source, k.Resource.GVR.String())
-	if k.View != "" {
-		s += " " + k.View
-	}
-	if sel := k.Selection.String(); sel != "" {
-		s += " " + sel
-	}
-	return s
 }
 
 // runner is what the factory needs of an informer, whatever its T.
@@ -148,8 +112,8 @@ type runner interface {
 // entry is one informer of a Factory and who holds it.
 type entry struct {
 	informer runner
-	// pinned: handed out by Informer, DynamicInformer or MetadataInformer,
-	// so it lives until Shutdown whatever its references do.
+	// pinned: handed out by Informer, so it lives until Shutdown whatever
+	// its references do.
 	pinned bool
 	// refs counts the Refs not yet released (see Acquire).
 	refs int
@@ -166,23 +130,23 @@ func (e *entry) started() bool { return e.done != nil }
 // equivalent of client-go's generated factories: where client-go writes
 // factory.Core().V1().Pods(), kinformer writes
 //
-//	pods, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{})
+//	pods, key, err := kube.Informer(ctx, f, kube.InformerOptions[*corev1.Pod]{})
 //
-// with no code generation. There is one informer per Key — source kind,
-// resource, namespace and selectors — per factory, whoever asks for it;
+// with no code generation. There is one informer per Key — resource,
+// namespace, selectors and Go type — per factory, whoever asks for it;
 // only the request that creates it configures it (resync, transform), and
 // later requests only add indexes.
 //
 // Every source of a factory shares one HTTP client (so one connection pool)
 // and one client-side rate limiter, built from the config's QPS and Burst
-// (DefaultQPS and DefaultBurst when both are zero; none when QPS is
-// negative). Watches are not rate limited.
+// (50 and 100 when both are zero, since client-go's own 5 and 10 starve
+// informers listing many resources at start; none when QPS is negative).
+// Watches are not rate limited.
 //
 // Informers needed for a while only — one per custom resource that may be
 // uninstalled, per namespace opted in — are taken with a reference count:
-// Acquire, AcquireDynamic and AcquireMetadata hand out a Ref, and the last
-// Ref released stops that informer and drops it while the others run on
-// (see Ref).
+// Acquire hands out a Ref, and the last Ref released stops that informer
+// and drops it while the others run on (see Ref).
 //
 // The factory owns the goroutines of the informers it started: Shutdown
 // stops them, waits for them, and closes the client's idle connections. A
@@ -217,15 +181,16 @@ type Factory struct {
 }
 
 // NewFactory returns a factory of informers for the server cfg points at.
-// cfg is copied, not kept. It fails only when no HTTP client can be built
-// from cfg (bad TLS files, say).
+// cfg is copied, not kept; QPS and Burst both zero become 50 and 100 (see
+// Factory). It fails only when no HTTP client can be built from cfg (bad
+// TLS files, say).
 func NewFactory(cfg *rest.Config, opts FactoryOptions) (*Factory, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("kube: NewFactory: nil rest.Config")
 	}
 	c := rest.CopyConfig(cfg)
 	if c.QPS == 0 && c.Burst == 0 {
-		c.QPS, c.Burst = DefaultQPS, DefaultBurst
+		c.QPS, c.Burst = listquery.DefaultQPS, listquery.DefaultBurst
 	}
 	if c.RateLimiter == nil && c.QPS > 0 {
 		c.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(c.QPS, c.Burst)
@@ -251,85 +216,12 @@ func NewFactory(cfg *rest.Config, opts FactoryOptions) (*Factory, error) {
 // context ended).
 var ErrShutdown = errors.New("factory is shut down")
 
-// DropManagedFields is a factory Transform that clears
-// metadata.managedFields, which controllers rarely read and which often
-// make up a large part of an object's memory.
-func DropManagedFields(obj metav1.Object) error {
-	obj.SetManagedFields(nil)
-	return nil
-}
-
-// Informer returns the factory's informer for the built-in resource served
-// as Go type T (for example *corev1.Pod), creating it on first use. A T
-// that is not a built-in resource, or a selector that does not parse, is
-// an error naming it. An informer created after Start runs from the next
-// Start.
-func Informer[T cache.Object](f *Factory, opts InformerOptions[T]) (*informer.Shared[T], error) {
-	res, err := ResourceFor[T]()
-	if err != nil {
-		return nil, err
-	}
-	return pinned(informerFor(f, SourceTyped, res, opts, typedSource[T](f), pinLocked))
-}
-
-// sourceFunc makes the source of a new informer.
-type sourceFunc[T cache.Object] func(SourceOptions) (listwatch.ListerWatcher[T], error)
-
-func typedSource[T cache.Object](f *Factory) sourceFunc[T] {
-	return func(so SourceOptions) (listwatch.ListerWatcher[T], error) { return Typed[T](f.cfg, so) }
-}
-
-// Lister returns a lister over the cache of Informer[T](f, opts). It reads
-// what the informer has cached, so it is empty until the factory is
-// started and the informer synced (see Factory.WaitForCacheSync).
-func Lister[T informer.Labeled](f *Factory, opts InformerOptions[T]) (informer.Lister[T], error) {
-	inf, err := Informer(f, opts)
-	if err != nil {
-		return informer.Lister[T]{}, err
-	}
-	return informer.NewLister(inf.Cache()), nil
-}
-
-// DynamicInformer returns the factory's informer for any resource (custom
-// resources included) as *unstructured.Unstructured, typically a Resource
-// from Resolve.
-func DynamicInformer(f *Factory, res Resource, opts InformerOptions[*unstructured.Unstructured]) (*informer.Shared[*unstructured.Unstructured], error) {
-	return pinned(informerFor(f, SourceDynamic, res, opts, dynamicSource(f, res), pinLocked))
-}
-
-func dynamicSource(f *Factory, res Resource) sourceFunc[*unstructured.Unstructured] {
-	return func(so SourceOptions) (listwatch.ListerWatcher[*unstructured.Unstructured], error) {
-		return Dynamic(f.cfg, res.GVR, so)
-	}
-}
-
-// MetadataInformer returns the factory's informer for any resource reduced
-// to its metadata (see Metadata).
-func MetadataInformer(f *Factory, res Resource, opts InformerOptions[*metav1.PartialObjectMetadata]) (*informer.Shared[*metav1.PartialObjectMetadata], error) {
-	return pinned(informerFor(f, SourceMetadata, res, opts, metadataSource(f, res), pinLocked))
-}
-
-func metadataSource(f *Factory, res Resource) sourceFunc[*metav1.PartialObjectMetadata] {
-	return func(so SourceOptions) (listwatch.ListerWatcher[*metav1.PartialObjectMetadata], error) {
-		return Metadata(f.cfg, res.GVR, so)
-	}
-}
-
-// informerFor returns the informer of the key that kind, res and opts
-// name, creating it with a source from newSource on first use, and its
-// key. hold records the caller's hold on its entry (pinLocked, or a Ref's
-// reference), under f.mu, so that no release can drop the informer in
-// between.
-func informerFor[T cache.Object](f *Factory, kind SourceKind, res Resource, opts InformerOptions[T],
-	newSource sourceFunc[T], hold func(Key, *entry)) (*informer.Shared[T], Key, error) {
-	return informerForKey(f, Key{Source: kind, Resource: res}, opts, newSource, hold)
-}
-
-// informerForKey is informerFor with the key's source kind, resource and
-// view given in id (its Selection comes from opts and the factory).
-func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
-	newSource sourceFunc[T], hold func(Key, *entry)) (*informer.Shared[T], Key, error) {
-	res := id.Resource
+// informerFor returns the informer of T that opts name, creating it with a
+// source of k on first use, and its key. hold records the caller's hold on
+// its entry (pinLocked, or a Ref's reference), under f.mu, so that no
+// release can drop the informer in between.
+func informerFor[T cache.Object](f *Factory, k kind[T], opts InformerOptions[T], hold func(Key, *entry)) (*informer.Shared[T], Key, error) {
+	res := k.res
 	sel := opts.Selection
 	if sel.Namespace == "" {
 		sel.Namespace = f.opts.Namespace
@@ -340,9 +232,12 @@ func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
 	if sel.Shard.IsZero() {
 		sel.Shard = f.opts.Shard
 	}
-	key := Key{Source: id.Source, Resource: res, Selection: sel, View: id.View}
+	key := Key{Resource: res, Selection: sel, Type: typeName[T]()}
 	if err := sel.Validate(); err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
+	}
+	if k.view && opts.Checkpoint {
+		return nil, key, fmt.Errorf("kube: informer %s: checkpoints are not available for views", key)
 	}
 
 	f.mu.Lock()
@@ -367,7 +262,7 @@ func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
 	if !sel.Shard.IsZero() && f.opts.ShardMetrics != nil {
 		so.ShardMetrics = f.opts.ShardMetrics.NewShardMetrics(key.String())
 	}
-	src, err := newSource(so)
+	src, err := k.newSource(f.cfg, so.internal())
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: new source: %w", key, err)
 	}
@@ -376,20 +271,18 @@ func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
 		resync = f.opts.DefaultResync
 	}
 	transform := opts.Transform
-	if transform == nil && f.opts.Transform != nil {
-		transform = metadataTransform[T](f.opts.Transform)
-	}
-	ckpt, err := checkpointFor[T](f, key, src, opts.Checkpoint)
+	ckpt, err := checkpointFor(f, key, src, opts.Checkpoint)
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
-	// An informer reuses its cached objects on a relist (see reuse.go);
-	// after checkpointFor, which decodes files plainly.
-	var lookup *cachedLookup[T]
-	if s, ok := src.(*source[T]); ok && s.codec.protoObject != nil {
-		lookup = &cachedLookup[T]{}
-		reuseCached(s.codec, lookup.empty, lookup.at)
-		transform = lookup.skipCached(transform)
+	// An informer reuses its cached objects on a relist (see
+	// internal/source/reuse.go); after checkpointFor, which decodes files
+	// plainly.
+	lookup := &source.CachedLookup[T]{}
+	if src.ReuseCached(lookup) {
+		transform = lookup.SkipCached(transform)
+	} else {
+		lookup = nil
 	}
 	inf, err := informer.NewShared(informer.Options[T]{
 		Checkpoint:       ckpt,
@@ -408,8 +301,7 @@ func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
 	if lookup != nil {
-		r := inf.Cache()
-		lookup.reader.Store(&r)
+		lookup.SetReader(inf.Cache())
 	}
 	e := &entry{informer: inf}
 	f.informers[key] = e
@@ -417,25 +309,14 @@ func informerForKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T],
 	return inf, key, nil
 }
 
-// pinLocked is the hold of Informer, DynamicInformer and MetadataInformer:
-// the informer lives until Shutdown.
+// pinLocked is the hold of Informer: the informer lives until Shutdown.
 func pinLocked(_ Key, e *entry) { e.pinned = true }
 
-// pinned drops the key informerFor returns.
-func pinned[T cache.Object](inf *informer.Shared[T], _ Key, err error) (*informer.Shared[T], error) {
-	return inf, err
-}
-
-// metadataTransform applies a factory's metadata transform to T, which
-// every object of this package's sources satisfies; any other T passes
-// unchanged.
-func metadataTransform[T cache.Object](fn func(metav1.Object) error) func(T) (T, error) {
-	return func(obj T) (T, error) {
-		if m, ok := any(obj).(metav1.Object); ok {
-			return obj, fn(m)
-		}
-		return obj, nil
-	}
+// isShutdown reports whether Shutdown was called.
+func (f *Factory) isShutdown() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.shutdown
 }
 
 func addMissingIndexers[T cache.Object](inf *informer.Shared[T], indexers cache.Indexers[T]) error {
@@ -459,8 +340,7 @@ func addMissingIndexers[T cache.Object](inf *informer.Shared[T], indexers cache.
 // factory owns, running until ctx is done, its last Ref is released, or
 // Shutdown. It does not block, and does nothing once Shutdown was called.
 // Informers acquired later (Acquire) start at once under the ctx of the
-// last Start; those from Informer, DynamicInformer and MetadataInformer
-// wait for the next Start.
+// last Start; those from Informer wait for the next Start.
 func (f *Factory) Start(ctx context.Context) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -521,8 +401,8 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) map[Key]bool {
 // Shutdown stops every informer the factory started, waits until all their
 // goroutines have exited (including handlers finishing their current call),
 // and closes the idle connections of the shared HTTP client. Later Starts
-// do nothing, and asking for an informer (Informer, Acquire and the
-// others) fails with ErrShutdown. It may be called more than once.
+// do nothing, and asking for an informer (Informer, Acquire) fails with
+// ErrShutdown. It may be called more than once.
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/informer"
 )
 
 // listWatchServer serves, in JSON, a fixed set of objects per collection
@@ -43,7 +45,7 @@ func listWatchServer(t *testing.T, objects map[string][]runtime.Object) *rest.Co
 				_, _ = w.Write(jsonFrame(t, "ADDED", o.DeepCopyObject()))
 			}
 			end := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "10",
-				Annotations: map[string]string{initialEventsEnd: "true"}}}
+				Annotations: map[string]string{"k8s.io/initial-events-end": "true"}}}
 			_, _ = w.Write(jsonFrame(t, "BOOKMARK", end))
 		}
 		w.(http.Flusher).Flush()
@@ -68,17 +70,17 @@ func TestFactoryInformerIsSharedPerResourceNamespaceAndSelectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	a, err := Informer(f, InformerOptions[*corev1.Pod]{})
+	a, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Informer(f, InformerOptions[*corev1.Pod]{})
-	other, _ := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "prod"}})
-	selected, _ := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{LabelSelector: "app=web"}})
+	b, _, _ := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{})
+	other, _, _ := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "prod"}})
+	selected, _, _ := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{LabelSelector: "app=web"}})
 	if a != b || a == other || a == selected || other == selected {
 		t.Fatalf("sharing: a==b %v, a==other %v, a==selected %v", a == b, a == other, a == selected)
 	}
-	cms, _ := Informer(f, InformerOptions[*corev1.ConfigMap]{})
+	cms, _, _ := Informer(t.Context(), f, InformerOptions[*corev1.ConfigMap]{})
 	if cms == nil {
 		t.Fatal("no config map informer")
 	}
@@ -86,12 +88,12 @@ func TestFactoryInformerIsSharedPerResourceNamespaceAndSelectors(t *testing.T) {
 	// Dynamic and metadata informers of different resources share a Go
 	// type but never an informer.
 	pods := Resource{GVR: podsGVR, Namespaced: true}
-	widgets := Resource{GVR: widgetsGVR, Namespaced: true}
-	dp, _ := DynamicInformer(f, pods, InformerOptions[*unstructured.Unstructured]{})
-	dp2, _ := DynamicInformer(f, pods, InformerOptions[*unstructured.Unstructured]{})
-	dw, _ := DynamicInformer(f, widgets, InformerOptions[*unstructured.Unstructured]{})
-	mp, _ := MetadataInformer(f, pods, InformerOptions[*metav1.PartialObjectMetadata]{})
-	mw, _ := MetadataInformer(f, widgets, InformerOptions[*metav1.PartialObjectMetadata]{})
+	widgets := Resource{GVR: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, Namespaced: true}
+	dp, _, _ := Informer(t.Context(), f, InformerOptions[*unstructured.Unstructured]{Resource: pods})
+	dp2, _, _ := Informer(t.Context(), f, InformerOptions[*unstructured.Unstructured]{Resource: pods})
+	dw, _, _ := Informer(t.Context(), f, InformerOptions[*unstructured.Unstructured]{Resource: widgets})
+	mp, _, _ := Informer(t.Context(), f, InformerOptions[*metav1.PartialObjectMetadata]{Resource: pods})
+	mw, _, _ := Informer(t.Context(), f, InformerOptions[*metav1.PartialObjectMetadata]{Resource: widgets})
 	if dp == nil || dp != dp2 || dp == dw || mp == nil || mp == mw {
 		t.Fatalf("dynamic/metadata sharing: dp==dp2 %v, dp==dw %v, mp==mw %v", dp == dp2, dp == dw, mp == mw)
 	}
@@ -103,7 +105,7 @@ func TestFactoryInformerRejectsNonBuiltinType(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	_, err = Informer(f, InformerOptions[*metav1.PartialObjectMetadata]{})
+	_, _, err = Informer(t.Context(), f, InformerOptions[*metav1.PartialObjectMetadata]{})
 	if err == nil || !strings.Contains(err.Error(), "PartialObjectMetadata") {
 		t.Fatalf("err = %v, want one naming the type", err)
 	}
@@ -149,15 +151,16 @@ func TestFactorySyncsTypedDynamicAndMetadataInformersOverOneClient(t *testing.T)
 	}
 	defer f.Shutdown()
 
-	pods, err := Lister(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	podInf, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := DynamicInformer(f, Resource{GVR: podsGVR, Namespaced: true}, InformerOptions[*unstructured.Unstructured]{})
+	pods := informer.NewLister(podInf.Cache())
+	all, _, err := Informer(t.Context(), f, InformerOptions[*unstructured.Unstructured]{Resource: Resource{GVR: podsGVR, Namespaced: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, err := MetadataInformer(f, Resource{GVR: podsGVR, Namespaced: true}, InformerOptions[*metav1.PartialObjectMetadata]{Selection: Selection{Namespace: "shop"}})
+	meta, _, err := Informer(t.Context(), f, InformerOptions[*metav1.PartialObjectMetadata]{Resource: Resource{GVR: podsGVR, Namespaced: true}, Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +192,7 @@ func TestFactorySyncsTypedDynamicAndMetadataInformersOverOneClient(t *testing.T)
 
 	f.Shutdown()
 	// After Shutdown, no informer is handed out (one would never start).
-	if _, err := Informer(f, InformerOptions[*corev1.ConfigMap]{}); !errors.Is(err, ErrShutdown) {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*corev1.ConfigMap]{}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("informer asked for after Shutdown: %v, want ErrShutdown", err)
 	}
 }
@@ -212,11 +215,11 @@ func TestFactoryIgnoresNamespaceForClusterScopedResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	if _, err := Informer(f, InformerOptions[*corev1.Node]{}); err != nil {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Node]{}); err != nil {
 		t.Fatal(err)
 	}
 	crd := Resource{GVR: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "clusterwidgets"}}
-	if _, err := DynamicInformer(f, crd, InformerOptions[*unstructured.Unstructured]{}); err != nil {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*unstructured.Unstructured]{Resource: crd}); err != nil {
 		t.Fatal(err)
 	}
 	f.Start(t.Context())
@@ -243,7 +246,7 @@ func TestFactoryRejectsBadSelectorsBeforeAnyRequest(t *testing.T) {
 		{Selection{LabelSelector: "app in (web"}, `label selector "app in (web"`},
 		{Selection{FieldSelector: "spec.nodeName"}, `field selector "spec.nodeName"`},
 	} {
-		_, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: tc.sel})
+		_, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: tc.sel})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want one naming %s", tc.sel, err, tc.want)
 		}
@@ -261,34 +264,36 @@ func TestFactoryHasOneInformerPerClusterScopedResource(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	a, err := Informer(f, InformerOptions[*corev1.Node]{})
+	a, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Node]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Informer(f, InformerOptions[*corev1.Node]{Selection: Selection{Namespace: "other"}})
+	b, _, _ := Informer(t.Context(), f, InformerOptions[*corev1.Node]{Selection: Selection{Namespace: "other"}})
 	if a != b {
 		t.Fatal("two informers for one cluster-scoped resource")
 	}
-	if want := "typed /v1, Resource=nodes"; a.Name() != want {
+	if want := "nodes"; a.Name() != want {
 		t.Errorf("informer name %q, want %q", a.Name(), want)
 	}
 }
 
-// The factory's Transform edits objects in place through their metadata:
-// it cannot return another type, and it runs before objects are cached.
+// An informer's Transform (here informer.DropManagedFields, the one way to
+// drop managedFields) runs before objects are cached.
 func TestFactoryTransformRunsBeforeCaching(t *testing.T) {
 	withFields := pod("shop", "web-0", "8")
 	withFields.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}
 	cfg := listWatchServer(t, map[string][]runtime.Object{"/api/v1/namespaces/shop/pods": {withFields}})
-	f, err := NewFactory(cfg, FactoryOptions{Transform: DropManagedFields, ErrorHandler: func(err error) { t.Error(err) }})
+	f, err := NewFactory(cfg, FactoryOptions{ErrorHandler: func(err error) { t.Error(err) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	pods, err := Lister(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	podInf, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"},
+		Transform: informer.DropManagedFields[*corev1.Pod]})
 	if err != nil {
 		t.Fatal(err)
 	}
+	pods := informer.NewLister(podInf.Cache())
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	f.Start(ctx)

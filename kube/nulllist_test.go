@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -49,23 +50,23 @@ func TestEverySourceReadsANullOrAbsentItemsListAsEmpty(t *testing.T) {
 			list func() (string, int, error)
 		}{
 			{"typed", func() (string, int, error) {
-				lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+				lw, err := Source[*corev1.Pod](t.Context(), cfg, SourceOptions{})
 				return listVersion(t, lw, err)
 			}},
 			{"metadata", func() (string, int, error) {
-				lw, err := Metadata(cfg, pods, SourceOptions{})
+				lw, err := Source[*metav1.PartialObjectMetadata](t.Context(), cfg, SourceOptions{Resource: Resource{GVR: pods}})
 				return listVersion(t, lw, err)
 			}},
 			{"dynamic", func() (string, int, error) {
-				lw, err := Dynamic(cfg, pods, SourceOptions{})
+				lw, err := Source[*unstructured.Unstructured](t.Context(), cfg, SourceOptions{Resource: Resource{GVR: pods}})
 				return listVersion[*unstructured.Unstructured](t, lw, err)
 			}},
 			{"view", func() (string, int, error) {
-				lw, err := View[*testPodView, *corev1.Pod](cfg, SourceOptions{})
+				lw, err := Source[*testPodView](t.Context(), cfg, SourceOptions{})
 				return listVersion(t, lw, err)
 			}},
 			{"dynamic view", func() (string, int, error) {
-				lw, err := DynamicView[*widgetView](t.Context(), cfg, widgets, SourceOptions{Selection: Selection{Namespace: "ns"}})
+				lw, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: widgets, Selection: Selection{Namespace: "ns"}})
 				return listVersion(t, lw, err)
 			}},
 		} {

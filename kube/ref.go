@@ -3,25 +3,21 @@ package kube
 import (
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
 )
 
 // Ref is one counted reference to an informer of a Factory, for informers
 // that come and go while the others run: one per custom resource that may
-// be uninstalled, per namespace opted in, per tenant. Acquire,
-// AcquireDynamic and AcquireMetadata each hand out a new Ref; Release gives
-// it back. While any Ref to an informer is held (or anyone got it from
-// Informer, DynamicInformer or MetadataInformer, which hold it until
-// Shutdown), the factory keeps it and every request for its Key gets the
-// same informer. The last Release stops it, waits until every goroutine it
-// started has exited (handlers finishing their current call included),
-// and drops it from the factory, which then keeps no reference to it: its
-// cache is freed once the caller drops the Ref and the informer. A later
-// request for the same Key makes a new informer, listed afresh.
+// be uninstalled, per namespace opted in, per tenant. Acquire hands out a
+// new Ref; Release gives it back. While any Ref to an informer is held (or
+// anyone got it from Informer, which holds it until Shutdown), the factory
+// keeps it and every request for its Key gets the same informer. The last
+// Release stops it, waits until every goroutine it started has exited
+// (handlers finishing their current call included), and drops it from the
+// factory, which then keeps no reference to it: its cache is freed once
+// the caller drops the Ref and the informer. A later request for the same
+// Key makes a new informer, listed afresh.
 //
 // An informer acquired after the factory's Start starts at once, under
 // the context of the last Start; one acquired before runs from Start. The
@@ -46,48 +42,19 @@ func (r *Ref[T]) Informer() *informer.Shared[T] { return r.inf }
 func (r *Ref[T]) Key() Key { return r.key }
 
 // Release gives the reference back. When it was the informer's last
-// reference (and nobody got it from Informer, DynamicInformer or
-// MetadataInformer), Release stops the informer, blocks until every
-// goroutine it started has exited, and drops it from the factory.
+// reference (and nobody got it from Informer), Release stops the
+// informer, blocks until every goroutine it started has exited, and drops
+// it from the factory.
 func (r *Ref[T]) Release() {
 	r.once.Do(func() { r.f.release(r.key, r.e) })
 }
 
-// Acquire is Informer with a reference count: it returns a Ref to the
-// factory's informer for the built-in resource served as T, creating it on
-// first use, and starts it at once when the factory has been started.
-// Release the Ref when done with it.
-func Acquire[T cache.Object](f *Factory, opts InformerOptions[T]) (*Ref[T], error) {
-	res, err := ResourceFor[T]()
-	if err != nil {
-		return nil, err
-	}
-	return acquire(f, SourceTyped, res, opts, typedSource[T](f))
-}
-
-// AcquireDynamic is DynamicInformer with a reference count (see Acquire and
-// Ref): typically one Ref per custom resource, released when its
-// definition is deleted.
-func AcquireDynamic(f *Factory, res Resource, opts InformerOptions[*unstructured.Unstructured]) (*Ref[*unstructured.Unstructured], error) {
-	return acquire(f, SourceDynamic, res, opts, dynamicSource(f, res))
-}
-
-// AcquireMetadata is MetadataInformer with a reference count (see Acquire
-// and Ref).
-func AcquireMetadata(f *Factory, res Resource, opts InformerOptions[*metav1.PartialObjectMetadata]) (*Ref[*metav1.PartialObjectMetadata], error) {
-	return acquire(f, SourceMetadata, res, opts, metadataSource(f, res))
-}
-
-func acquire[T cache.Object](f *Factory, kind SourceKind, res Resource, opts InformerOptions[T],
-	newSource sourceFunc[T]) (*Ref[T], error) {
-	return acquireKey(f, Key{Source: kind, Resource: res}, opts, newSource)
-}
-
-// acquireKey is acquire with the key's source kind, resource and view in
-// id (see informerForKey).
-func acquireKey[T cache.Object](f *Factory, id Key, opts InformerOptions[T], newSource sourceFunc[T]) (*Ref[T], error) {
+// acquire is Acquire once the kind is known: it holds a new reference to
+// the informer of T that opts name, starting it at once when the factory
+// has been started.
+func acquire[T cache.Object](f *Factory, k kind[T], opts InformerOptions[T]) (*Ref[T], error) {
 	ref := &Ref[T]{f: f}
-	inf, _, err := informerForKey(f, id, opts, newSource, func(key Key, e *entry) {
+	inf, _, err := informerFor(f, k, opts, func(key Key, e *entry) {
 		e.refs++
 		ref.key, ref.e = key, e
 		if f.runCtx != nil && !f.shutdown {

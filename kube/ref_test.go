@@ -34,7 +34,7 @@ func TestRefLastReleaseStopsAndDropsTheInformer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	db, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "db"}})
+	db, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "db"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +42,11 @@ func TestRefLastReleaseStopsAndDropsTheInformer(t *testing.T) {
 	f.Start(ctx)
 
 	// Acquired after Start: starts at once.
-	a, err := Acquire(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	a, err := Acquire(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Acquire(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	b, err := Acquire(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestRefLastReleaseStopsAndDropsTheInformer(t *testing.T) {
 	if !inf.IsStopped() {
 		t.Fatal("last Release returned before the informer stopped")
 	}
-	if synced := f.WaitForCacheSync(ctx); len(synced) != 1 || !synced[Key{Source: SourceTyped, Resource: b.Key().Resource, Selection: Selection{Namespace: "db"}}] {
+	if synced := f.WaitForCacheSync(ctx); len(synced) != 1 || !synced[Key{Resource: b.Key().Resource, Selection: Selection{Namespace: "db"}, Type: b.Key().Type}] {
 		t.Fatalf("factory after the last Release: %v, want only db's informer", synced)
 	}
 	if db.IsStopped() || !db.HasSynced() {
@@ -86,7 +86,7 @@ func TestRefLastReleaseStopsAndDropsTheInformer(t *testing.T) {
 		t.Error("released informer still reachable after GC")
 	}
 
-	again, err := Acquire(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	again, err := Acquire(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,16 +105,16 @@ func TestRefBeforeStartAndPinnedInformers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	early, err := Acquire(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	early, err := Acquire(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dropped, err := Acquire(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "db"}})
+	dropped, err := Acquire(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "db"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dropped.Release() // never started: just forgotten
-	pinned, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+	pinned, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestRefReleaseAfterShutdownAndConcurrently(t *testing.T) {
 	f.Start(ctx)
 	refs := make(chan *Ref[*corev1.Pod], 8)
 	for range cap(refs) {
-		r, err := Acquire(f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
+		r, err := Acquire(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}})
 		if err != nil {
 			t.Fatal(err)
 		}

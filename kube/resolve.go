@@ -10,10 +10,13 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/kinformer/kinformer/kube/internal/source"
 )
 
-// Resource names one resource of a cluster: what Dynamic and Metadata take,
-// and whether a namespace applies to it.
+// Resource names one resource of a cluster, and whether a namespace
+// applies to it: what InformerOptions.Resource and SourceOptions.Resource
+// take for the types that serve any resource, typically from Resolve.
 type Resource struct {
 	GVR        schema.GroupVersionResource
 	Kind       string
@@ -47,7 +50,7 @@ func Resolve(ctx context.Context, cfg *rest.Config, name string) (Resource, erro
 	if err != nil && len(groups) == 0 {
 		// Partial discovery failures (one broken aggregated API) still leave
 		// the other groups usable; only give up when nothing came back.
-		return Resource{}, fmt.Errorf("kube: discovery: %w", mapError(err))
+		return Resource{}, fmt.Errorf("kube: discovery: %w", source.MapError(err))
 	}
 	mapper := restmapper.NewShortcutExpanderWithContext(
 		restmapper.NewDiscoveryRESTMapperWithContext(groups), dc, func(string) {})

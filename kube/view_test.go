@@ -18,12 +18,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/shard"
 )
 
 type testPodView struct {
-	ViewMeta
+	ViewOf[*corev1.Pod]
 	NodeName   string `kube:"spec.nodeName"`
 	Containers []struct {
 		Name  string `kube:"name"`
@@ -34,15 +35,15 @@ type testPodView struct {
 
 // otherPodView is a second view of pods, for Key tests.
 type otherPodView struct {
-	ViewMeta
+	ViewOf[*corev1.Pod]
 	Phase corev1.PodPhase `kube:"status.phase"`
 }
 
 // projectTestPod is what testPodView must hold for p.
 func projectTestPod(p *corev1.Pod) *testPodView {
-	v := &testPodView{ViewMeta: ViewMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID,
+	v := &testPodView{ViewOf: ViewOf[*corev1.Pod]{ViewMeta: ViewMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID,
 		ResourceVersion: p.ResourceVersion, Generation: p.Generation, DeletionTimestamp: p.DeletionTimestamp,
-		Labels: p.Labels, OwnerReferences: p.OwnerReferences}, NodeName: p.Spec.NodeName, Phase: p.Status.Phase}
+		Labels: p.Labels, OwnerReferences: p.OwnerReferences}}, NodeName: p.Spec.NodeName, Phase: p.Status.Phase}
 	for _, c := range p.Spec.Containers {
 		v.Containers = append(v.Containers, struct {
 			Name  string `kube:"name"`
@@ -103,7 +104,7 @@ func viewServer(t *testing.T, proto bool, pods []*corev1.Pod) *rest.Config {
 				_, _ = w.Write(frame("ADDED", p.DeepCopy()))
 			}
 			end := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "1000",
-				Annotations: map[string]string{initialEventsEnd: "true"}}}
+				Annotations: map[string]string{"k8s.io/initial-events-end": "true"}}}
 			_, _ = w.Write(frame("BOOKMARK", end))
 		}
 		w.(http.Flusher).Flush()
@@ -114,7 +115,7 @@ func viewServer(t *testing.T, proto bool, pods []*corev1.Pod) *rest.Config {
 func TestViewListDecodesProtobufAndJSONIntoTheView(t *testing.T) {
 	pods := viewTestPods(20)
 	for _, proto := range []bool{true, false} {
-		src, err := View[*testPodView, *corev1.Pod](viewServer(t, proto, pods), SourceOptions{})
+		src, err := Source[*testPodView](t.Context(), viewServer(t, proto, pods), SourceOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,10 +144,11 @@ func TestViewInformerSyncsFromStreamingList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lister, err := ViewLister[*testPodView, *corev1.Pod](f, InformerOptions[*testPodView]{})
+		inf, _, err := Informer(t.Context(), f, InformerOptions[*testPodView]{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		lister := informer.NewLister(inf.Cache())
 		ctx, cancel := context.WithCancel(context.Background())
 		f.Start(ctx)
 		// A guard against a hang, not a timing: the sync needs milliseconds.
@@ -176,17 +178,17 @@ func TestViewInformerSyncsFromStreamingList(t *testing.T) {
 }
 
 type badPathView struct {
-	ViewMeta
+	ViewOf[*corev1.Pod]
 	Node string `kube:"spec.nodeNme"`
 }
 
 type badTypeView struct {
-	ViewMeta
+	ViewOf[*corev1.Pod]
 	Spec string `kube:"spec"`
 }
 
 type untaggedView struct {
-	ViewMeta
+	ViewOf[*corev1.Pod]
 	Phase string
 }
 
@@ -197,16 +199,16 @@ func TestViewRejectsInvalidViewNamingFieldAndPath(t *testing.T) {
 		make func() error
 		want []string
 	}{
-		{"unknown path", func() error { _, err := View[*badPathView, *corev1.Pod](cfg, SourceOptions{}); return err },
+		{"unknown path", func() error { _, err := Source[*badPathView](t.Context(), cfg, SourceOptions{}); return err },
 			[]string{"badPathView", "Node", `"spec.nodeNme"`, `no field "nodeNme"`}},
-		{"wrong type", func() error { _, err := View[*badTypeView, *corev1.Pod](cfg, SourceOptions{}); return err },
+		{"wrong type", func() error { _, err := Source[*badTypeView](t.Context(), cfg, SourceOptions{}); return err },
 			[]string{"badTypeView", "Spec", "cannot hold v1.PodSpec"}},
-		{"untagged", func() error { _, err := View[*untaggedView, *corev1.Pod](cfg, SourceOptions{}); return err },
+		{"untagged", func() error { _, err := Source[*untaggedView](t.Context(), cfg, SourceOptions{}); return err },
 			[]string{"untaggedView", "Phase", "no kube tag"}},
 		{"factory", func() error {
 			f, _ := NewFactory(cfg, FactoryOptions{})
 			defer f.Shutdown()
-			_, err := ViewInformer[*badPathView, *corev1.Pod](f, InformerOptions[*badPathView]{})
+			_, _, err := Informer(t.Context(), f, InformerOptions[*badPathView]{})
 			return err
 		}, []string{"badPathView", "nodeNme"}},
 	} {
@@ -229,13 +231,13 @@ func TestViewInformerKeyDistinguishesViewTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	a, _ := ViewInformer[*testPodView, *corev1.Pod](f, InformerOptions[*testPodView]{})
-	a2, _ := ViewInformer[*testPodView, *corev1.Pod](f, InformerOptions[*testPodView]{})
-	b, err := ViewInformer[*otherPodView, *corev1.Pod](f, InformerOptions[*otherPodView]{})
+	a, _, _ := Informer(t.Context(), f, InformerOptions[*testPodView]{})
+	a2, _, _ := Informer(t.Context(), f, InformerOptions[*testPodView]{})
+	b, _, err := Informer(t.Context(), f, InformerOptions[*otherPodView]{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _ := Informer(f, InformerOptions[*corev1.Pod]{})
+	full, _, _ := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{})
 	if a == nil || a != a2 || any(a) == any(b) || any(a) == any(full) {
 		t.Fatal("view informers are not one per view type")
 	}
@@ -246,20 +248,20 @@ func TestViewInformerKeyDistinguishesViewTypes(t *testing.T) {
 	}
 	f.mu.Unlock()
 	for _, want := range []string{
-		"view /v1, Resource=pods github.com/kinformer/kinformer/kube.testPodView",
-		"view /v1, Resource=pods github.com/kinformer/kinformer/kube.otherPodView",
-		"typed /v1, Resource=pods",
+		"pods as kube.testPodView",
+		"pods as kube.otherPodView",
+		"pods",
 	} {
 		if !keys[want] {
 			t.Errorf("no key %q in %v", want, keys)
 		}
 	}
-	ref, err := AcquireView[*otherPodView, *corev1.Pod](f, InformerOptions[*otherPodView]{})
+	ref, err := Acquire(t.Context(), f, InformerOptions[*otherPodView]{})
 	if err != nil || ref.Informer() != b {
 		t.Fatalf("AcquireView: %v, same informer %v", err, ref != nil && ref.Informer() == b)
 	}
 	ref.Release()
-	if _, err := ViewInformer[*testPodView, *corev1.Pod](f, InformerOptions[*testPodView]{Checkpoint: true}); err == nil {
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*testPodView]{Checkpoint: true}); err == nil {
 		t.Error("a checkpointed view informer was made")
 	}
 }
@@ -277,11 +279,16 @@ func TestViewShardNeedsUID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &rest.Config{Host: "http://127.0.0.1:1"}
-	if _, err := View[*noUIDView, *corev1.Pod](cfg, SourceOptions{Selection: Selection{Shard: set}}); !errors.Is(err, ErrInvalidView) {
+	// Only a view of a custom resource can lack GetUID (ViewOf brings it).
+	var paths []string
+	cfg := fakeServer(t, crdServer(t, widgetCRD, &paths))
+	if _, err := Source[*noUIDView](t.Context(), cfg, SourceOptions{Resource: widgets, Selection: Selection{Shard: set}}); !errors.Is(err, ErrInvalidView) {
 		t.Errorf("sharded view without GetUID: err = %v", err)
 	}
-	if _, err := View[*testPodView, *corev1.Pod](cfg, SourceOptions{Selection: Selection{Shard: set}}); err != nil {
+	if _, err := Source[*widgetView](t.Context(), cfg, SourceOptions{Resource: widgets, Selection: Selection{Shard: set}}); err != nil {
+		t.Errorf("sharded view of a custom resource: %v", err)
+	}
+	if _, err := Source[*testPodView](t.Context(), cfg, SourceOptions{Selection: Selection{Shard: set}}); err != nil {
 		t.Errorf("sharded view: %v", err)
 	}
 }

@@ -35,7 +35,7 @@ import (
 // runs it with -controlplane (see RunControlPlane). The parent starts one
 // control plane, creates the pods once, then re-executes its own binary
 // once per run with ChildSideEnv set; the child syncs the pods through the
-// side's informer (kinformer: kube.Typed + NewShared; client-go: its
+// side's informer (kinformer: kube.Source + NewShared; client-go: its
 // informer factory) with one handler, prints a ChildResult as JSON and
 // exits. The parent reads the child's peak RSS from the kernel (rusage).
 //
@@ -283,7 +283,7 @@ func syncFromServer(ctx context.Context, side Side, kubeconfig string, want int,
 			return ChildResult{}, err
 		}
 		start = time.Now()
-		src, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{ShareMutableParts: side == OursShared})
+		src, err := kube.Source[*corev1.Pod](ctx, cfg, kube.SourceOptions{ShareMutableParts: side == OursShared})
 		if err != nil {
 			return ChildResult{}, err
 		}

@@ -25,7 +25,8 @@ import (
 // built on, for the same data. One side runs `kinformer get pods -A -o
 // name` (the binary, built from this repository, as a person runs it; its
 // output is counted and thrown away); the other syncs the same pods through
-// the library's metadata informer (kube.NewFactory + kube.MetadataInformer,
+// the library's metadata informer (kube.NewFactory + kube.Informer of
+// *metav1.PartialObjectMetadata,
 // managedFields dropped, one handler), what the command's -o name needs.
 // Both are separate processes, timed from exec to exit by the parent (so
 // both pay for starting and loading the kubeconfig; the command also for
@@ -192,13 +193,16 @@ func syncMetadata(ctx context.Context, kubeconfig string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	f, err := kube.NewFactory(cfg, kube.FactoryOptions{Transform: kube.DropManagedFields})
+	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
 	if err != nil {
 		return err
 	}
 	defer f.Shutdown()
 	pods := kube.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Kind: "Pod", Namespaced: true}
-	inf, err := kube.MetadataInformer(f, pods, kube.InformerOptions[*metav1.PartialObjectMetadata]{})
+	inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[*metav1.PartialObjectMetadata]{
+		Resource:  pods,
+		Transform: informer.DropManagedFields[*metav1.PartialObjectMetadata],
+	})
 	if err != nil {
 		return err
 	}

@@ -253,7 +253,7 @@ func syncShard(ctx context.Context, side Side, kubeconfig string, set shard.Set,
 			return ChildResult{}, err
 		}
 		start = time.Now()
-		src, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{Selection: kube.Selection{Shard: set}})
+		src, err := kube.Source[*corev1.Pod](ctx, cfg, kube.SourceOptions{Selection: kube.Selection{Shard: set}})
 		if err != nil {
 			return ChildResult{}, err
 		}

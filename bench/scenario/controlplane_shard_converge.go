@@ -42,7 +42,7 @@ func runReplica(ctx context.Context, id, kubeconfig string) error {
 	pods, err := replicas.NewInformer(replicas.InformerOptions[*corev1.Pod]{
 		Name: "pods",
 		NewSource: func(set shard.Set) (listwatch.ListerWatcher[*corev1.Pod], error) {
-			return kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{Selection: kube.Selection{Shard: set}})
+			return kube.Source[*corev1.Pod](ctx, cfg, kube.SourceOptions{Selection: kube.Selection{Shard: set}})
 		},
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/testenv"
 )
@@ -251,7 +252,6 @@ func warmChild(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	f, err := kube.NewFactory(cfg, kube.FactoryOptions{
-		Transform:   kube.DropManagedFields,
 		Checkpoints: kube.Checkpoints{Dir: os.Getenv(ChildCheckpointDirEnv)},
 		// The expired side reports its 410; nothing else is expected.
 		ErrorHandler: func(err error) { fmt.Fprintln(os.Stderr, "warm child:", err) },
@@ -259,7 +259,10 @@ func warmChild(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	inf, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Checkpoint: true})
+	inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[*corev1.Pod]{
+		Checkpoint: true,
+		Transform:  informer.DropManagedFields[*corev1.Pod],
+	})
 	if err != nil {
 		return err
 	}

@@ -185,18 +185,18 @@ type memInformer struct {
 func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added func()) (memInformer, error) {
 	switch side {
 	case MemOurs, MemOursNoMF:
-		var opts kube.FactoryOptions
-		if side == MemOursNoMF {
-			opts.Transform = kube.DropManagedFields
-		}
-		f, err := kube.NewFactory(cfg, opts)
+		f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
 		if err != nil {
 			return memInformer{}, err
 		}
 		// The namespace index client-go's factory informers have.
-		inf, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{
+		opts := kube.InformerOptions[*corev1.Pod]{
 			Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
-		})
+		}
+		if side == MemOursNoMF {
+			opts.Transform = informer.DropManagedFields[*corev1.Pod]
+		}
+		inf, _, err := kube.Informer(ctx, f, opts)
 		if err != nil {
 			return memInformer{}, err
 		}

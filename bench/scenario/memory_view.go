@@ -15,7 +15,7 @@ import (
 // labels and owner references through kube.ViewMeta; the node, container
 // names and images, the phase), decoded from the wire with nothing else.
 type PodView struct {
-	kube.ViewMeta
+	kube.ViewOf[*corev1.Pod]
 	NodeName   string          `kube:"spec.nodeName"`
 	Containers []ContainerView `kube:"spec.containers"`
 	Phase      corev1.PodPhase `kube:"status.phase"`
@@ -41,7 +41,7 @@ func startView(ctx context.Context, cfg *rest.Config, added func()) (memInformer
 	if err != nil {
 		return memInformer{}, err
 	}
-	inf, err := kube.ViewInformer[*PodView, *corev1.Pod](f, kube.InformerOptions[*PodView]{
+	inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[*PodView]{
 		Indexers: cache.Indexers[*PodView]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*PodView]},
 	})
 	if err != nil {

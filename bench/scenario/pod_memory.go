@@ -173,7 +173,7 @@ func runPodMemory(ctx context.Context, side Side, size Size, shared bool) (Resul
 	)
 	switch side {
 	case Ours:
-		src, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{HTTPClient: client, ShareMutableParts: shared})
+		src, err := kube.Source[*corev1.Pod](ctx, cfg, kube.SourceOptions{HTTPClient: client, ShareMutableParts: shared})
 		if err != nil {
 			return Result{}, err
 		}

@@ -15,7 +15,7 @@ import (
 
 // A kinformer informer handed to code that takes client-go's
 // SharedIndexInformer. The source here is kinformer's in-memory fake; with a
-// cluster it is kube.Typed, or the informer comes from a kube.Factory
+// cluster it is kube.Source, or the informer comes from a kube.Factory
 // (Options.Shared).
 func ExampleNew() {
 	src, _ := fake.New(fake.Options[*corev1.ConfigMap]{})

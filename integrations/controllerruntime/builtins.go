@@ -1,6 +1,10 @@
 package controllerruntime
 
 import (
+	"context"
+	"fmt"
+	"reflect"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -17,6 +21,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kinformer/kinformer/kube"
@@ -76,12 +81,14 @@ func init() {
 }
 
 func register[T client.Object]() {
-	res, err := kube.ResourceFor[T]()
-	if err != nil {
-		panic(err) // a type above that kube does not know: a programming error
+	obj := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+	gvks, _, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil || len(gvks) != 1 {
+		panic(fmt.Sprintf("kinds of %T: %v %v", obj, gvks, err)) // a type above client-go does not know: a programming error
 	}
-	builtinEntries[res.GVR.GroupVersion().WithKind(res.Kind)] = func(cfg entryConfig) (entry, error) {
-		src, err := kube.Typed[T](cfg.restConfig, cfg.sourceOptions())
+	builtinEntries[gvks[0]] = func(cfg entryConfig) (entry, error) {
+		// A source of a built-in type makes no request when it is made.
+		src, err := kube.Source[T](context.Background(), cfg.restConfig, cfg.sourceOptions())
 		if err != nil {
 			return nil, err
 		}

@@ -81,6 +81,17 @@ func (c entryConfig) sourceOptions() kube.SourceOptions {
 	}
 }
 
+// anyResourceOptions are sourceOptions naming the mapping's resource, for
+// the unstructured and metadata-only sources (kube.Source of those types
+// makes no request when it is made, hence the background context of its
+// callers).
+func (c entryConfig) anyResourceOptions() kube.SourceOptions {
+	so := c.sourceOptions()
+	so.Resource = kube.Resource{GVR: c.mapping.Resource, Kind: c.mapping.GroupVersionKind.Kind,
+		Namespaced: c.mapping.Scope.Name() == meta.RESTScopeNameNamespace}
+	return so
+}
+
 // resyncPeriod spreads informers' resyncs over ±10% of the period, as
 // controller-runtime does, so they do not all come at once.
 func resyncPeriod(d time.Duration) time.Duration {
@@ -177,13 +188,13 @@ func upcast[T client.Object](objs []T) []client.Object {
 func newEntry(cfg entryConfig, obj runtime.Object, scheme *runtime.Scheme) (entry, error) {
 	switch obj.(type) {
 	case runtime.Unstructured:
-		src, err := kube.Dynamic(cfg.restConfig, cfg.mapping.Resource, cfg.sourceOptions())
+		src, err := kube.Source[*unstructured.Unstructured](context.Background(), cfg.restConfig, cfg.anyResourceOptions())
 		if err != nil {
 			return nil, err
 		}
 		return newTypedEntry(cfg, src)
 	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
-		src, err := kube.Metadata(cfg.restConfig, cfg.mapping.Resource, cfg.sourceOptions())
+		src, err := kube.Source[*metav1.PartialObjectMetadata](context.Background(), cfg.restConfig, cfg.anyResourceOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +212,7 @@ func newEntry(cfg entryConfig, obj runtime.Object, scheme *runtime.Scheme) (entr
 // (typically a custom resource's) from a dynamic source, converting each
 // object into a new object of that type before it is cached.
 func newConvertedEntry(cfg entryConfig, scheme *runtime.Scheme) (entry, error) {
-	src, err := kube.Dynamic(cfg.restConfig, cfg.mapping.Resource, cfg.sourceOptions())
+	src, err := kube.Source[*unstructured.Unstructured](context.Background(), cfg.restConfig, cfg.anyResourceOptions())
 	if err != nil {
 		return nil, err
 	}

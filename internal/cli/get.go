@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kinformer/kinformer/informer"
@@ -85,7 +86,7 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 	sorted := len(names) == 0 || len(path) > 0
 	switch sourceFor(opts.Output, path) {
 	case fromMetadata:
-		per, missing, err := readObjects(ctx, g, kube.Metadata)
+		per, missing, err := readObjects(ctx, g, kube.Source[*metav1.PartialObjectMetadata])
 		if err != nil {
 			return err
 		}
@@ -108,7 +109,7 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 		}
 		return errors.Join(printTables(g, per, ts, opts.Output == outputWide), errors.Join(missing...))
 	default:
-		per, missing, err := readObjects(ctx, g, kube.Dynamic)
+		per, missing, err := readObjects(ctx, g, kube.Source[*unstructured.Unstructured])
 		if err != nil {
 			return err
 		}
@@ -145,7 +146,7 @@ func readObjects[T labeled](ctx context.Context, g getter, newSource newSourceFu
 	defer stopMetrics()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	grp, err := newGroup(groupOptions[T]{
+	grp, err := newGroup(ctx, groupOptions[T]{
 		session:   g.sess,
 		global:    g.global,
 		newSource: newSource,

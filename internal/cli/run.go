@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
@@ -22,8 +21,10 @@ import (
 	"github.com/kinformer/kinformer/reflector"
 )
 
-// newSourceFunc is kube.Dynamic or kube.Metadata.
-type newSourceFunc[T cache.Object] func(*rest.Config, schema.GroupVersionResource, kube.SourceOptions) (listwatch.ListerWatcher[T], error)
+// newSourceFunc is kube.Source of *unstructured.Unstructured or
+// *metav1.PartialObjectMetadata, or the table source's: the resource is
+// opts.Resource.
+type newSourceFunc[T cache.Object] func(ctx context.Context, cfg *rest.Config, opts kube.SourceOptions) (listwatch.ListerWatcher[T], error)
 
 // live is one running informer of a command.
 type live[T labeled] struct {
@@ -87,7 +88,7 @@ type groupOptions[T labeled] struct {
 	checkpointDir string
 }
 
-func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
+func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], error) {
 	// What goes wrong reaches people through health, which hears of the
 	// informers' successes and back-off delays from the collector.
 	g := &group[T]{health: newHealth(opts.session.cfg.Host, opts.warnings, nil),
@@ -100,13 +101,13 @@ func newGroup[T labeled](opts groupOptions[T]) (*group[T], error) {
 	for _, t := range opts.session.targets {
 		l := &live[T]{target: t, name: informerName(t), fatal: make(chan error, 1), started: time.Now()}
 		l.counters = opts.collector.counters(l.name)
-		so := kube.SourceOptions{Selection: kube.Selection{Namespace: t.namespace,
+		so := kube.SourceOptions{Resource: t.res, Selection: kube.Selection{Namespace: t.namespace,
 			LabelSelector: opts.global.LabelSelector, FieldSelector: opts.global.FieldSelector,
 			Shard: opts.session.shard}}
 		if !so.Shard.IsZero() {
 			so.ShardMetrics = opts.collector.shardMetrics(l.name)
 		}
-		src, err := opts.newSource(opts.session.cfg, t.res.GVR, so)
+		src, err := opts.newSource(ctx, opts.session.cfg, so)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.arg, err)
 		}

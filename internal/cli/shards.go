@@ -187,7 +187,8 @@ func (g *serverSideGauge) Set(v float64) { g.v.Store(int64(v)) }
 // server filtered them.
 func countShard(ctx context.Context, s *session, t target, global *GlobalOptions, set shard.Set) (int, bool, error) {
 	var mode serverSideGauge
-	src, err := kube.Metadata(s.cfg, t.res.GVR, kube.SourceOptions{
+	src, err := kube.Source[*metav1.PartialObjectMetadata](ctx, s.cfg, kube.SourceOptions{
+		Resource:     t.res,
 		Selection:    kube.Selection{Namespace: t.namespace, LabelSelector: global.LabelSelector, FieldSelector: global.FieldSelector, Shard: set},
 		ShardMetrics: metrics.ShardMetrics{ServerSide: &mode},
 	})

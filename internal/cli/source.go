@@ -2,10 +2,10 @@ package cli
 
 // Each output is served by the cheapest source that has what it prints:
 //
-//	-o name               metadata only (kube.Metadata, protobuf): names, nothing else
+//	-o name               metadata only (kube.Source[*metav1.PartialObjectMetadata], protobuf): names, nothing else
 //	table, -o wide        the server's Table rendering (tableSource): the cells
 //	                      kubectl shows, computed by the server
-//	-o json, -o yaml      whole objects (kube.Dynamic)
+//	-o json, -o yaml      whole objects (kube.Source[*unstructured.Unstructured])
 //
 // --sort-by may need more: a path outside metadata needs whole objects for
 // -o name, and the Table rows' objects (includeObject=Object) for a table.

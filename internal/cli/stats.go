@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
@@ -52,9 +54,9 @@ func RunStats(ctx context.Context, streams Streams, global *GlobalOptions, opts 
 		return err
 	}
 	if opts.Full {
-		return runStats(ctx, streams, global, opts, sess, kube.Dynamic)
+		return runStats(ctx, streams, global, opts, sess, kube.Source[*unstructured.Unstructured])
 	}
-	return runStats(ctx, streams, global, opts, sess, kube.Metadata)
+	return runStats(ctx, streams, global, opts, sess, kube.Source[*metav1.PartialObjectMetadata])
 }
 
 func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOptions, opts StatsOptions, sess *session, newSource newSourceFunc[T]) error {
@@ -68,7 +70,7 @@ func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 	defer stopMetrics()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	g, err := newGroup(groupOptions[T]{
+	g, err := newGroup(ctx, groupOptions[T]{
 		session:   sess,
 		global:    global,
 		newSource: newSource,

@@ -87,7 +87,8 @@ func newTableSources(include includeObject, keepObject bool) *tableSources {
 }
 
 // newSource has the signature of newSourceFunc.
-func (ts *tableSources) newSource(cfg *rest.Config, gvr schema.GroupVersionResource, opts kube.SourceOptions) (listwatch.ListerWatcher[*tableRow], error) {
+func (ts *tableSources) newSource(_ context.Context, cfg *rest.Config, opts kube.SourceOptions) (listwatch.ListerWatcher[*tableRow], error) {
+	gvr := opts.Resource.GVR
 	s, err := newTableSource(cfg, gvr, opts, ts.include, ts.keepObject)
 	if err != nil {
 		return nil, err
@@ -159,7 +160,7 @@ func newTableSource(cfg *rest.Config, gvr schema.GroupVersionResource, opts kube
 	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
 	rc.AcceptContentTypes = tableAccept
 	if rc.QPS == 0 && rc.Burst == 0 && rc.RateLimiter == nil {
-		rc.QPS, rc.Burst = kube.DefaultQPS, kube.DefaultBurst
+		rc.QPS, rc.Burst = listquery.DefaultQPS, listquery.DefaultBurst
 	}
 	if rc.UserAgent == "" {
 		rc.UserAgent = rest.DefaultKubernetesUserAgent()

@@ -330,7 +330,8 @@ func TestShardedTableSourceSendsTheSelectorAndFilters(t *testing.T) {
 		io.WriteString(w, tableJSON("10", true, rows...))
 	})
 	ts := newTableSources(tableInclude(nil, nil, false, true))
-	src, err := ts.newSource(cfg, configmaps, kube.SourceOptions{Selection: kube.Selection{Namespace: "web", Shard: set}})
+	src, err := ts.newSource(t.Context(), cfg, kube.SourceOptions{Resource: kube.Resource{GVR: configmaps, Namespaced: true},
+		Selection: kube.Selection{Namespace: "web", Shard: set}})
 	if err != nil {
 		t.Fatal(err)
 	}

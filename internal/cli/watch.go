@@ -48,12 +48,12 @@ func RunWatch(ctx context.Context, streams Streams, global *GlobalOptions, opts 
 	}
 	switch sourceFor(opts.Output, nil) {
 	case fromMetadata:
-		return runWatch(ctx, streams, global, opts, sess, kube.Metadata, eventFormat[*metav1.PartialObjectMetadata](nameFormat[*metav1.PartialObjectMetadata]{}))
+		return runWatch(ctx, streams, global, opts, sess, kube.Source[*metav1.PartialObjectMetadata], eventFormat[*metav1.PartialObjectMetadata](nameFormat[*metav1.PartialObjectMetadata]{}))
 	case fromTable:
 		ts := newTableSources(tableInclude(sess.targets, nil, true, !sess.shard.IsZero()))
 		return runWatch(ctx, streams, global, opts, sess, ts.newSource, eventFormat[*tableRow](newTableFormat(ts, sess.targets, opts.Output == outputWide)))
 	default:
-		return runWatch(ctx, streams, global, opts, sess, kube.Dynamic, eventFormat[*unstructured.Unstructured](&documentFormat{output: opts.Output}))
+		return runWatch(ctx, streams, global, opts, sess, kube.Source[*unstructured.Unstructured], eventFormat[*unstructured.Unstructured](&documentFormat{output: opts.Output}))
 	}
 }
 
@@ -67,7 +67,7 @@ func runWatch[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &eventPrinter[T]{w: streams.Out, format: format, watchOnly: opts.WatchOnly}
-	g, err := newGroup(groupOptions[T]{
+	g, err := newGroup(ctx, groupOptions[T]{
 		session:   sess,
 		global:    global,
 		newSource: newSource,

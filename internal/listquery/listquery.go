@@ -1,6 +1,7 @@
 // Package listquery sets the query parameters of a list or watch request
-// to a kube-apiserver collection, for every source that builds its own
-// requests (the kube package's sources and the CLI's table source).
+// to a kube-apiserver collection, and the client-side rate limits, for
+// every source that builds its own requests (the kube package's sources
+// and the CLI's table source).
 package listquery
 
 import (
@@ -9,6 +10,14 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/listwatch"
+)
+
+// Client-side rate limits of a source whose rest.Config leaves QPS and
+// Burst at zero: client-go's own defaults, 5 and 10, starve informers that
+// list many resources at start.
+const (
+	DefaultQPS   = 50
+	DefaultBurst = 100
 )
 
 // Selectors are a source's own selectors, joined with the ones a call

@@ -31,7 +31,7 @@ func checkpointedFactory[T object](t *testing.T, dir, ns string, errs *errorLog,
 		t.Fatal(err)
 	}
 	t.Cleanup(f.Shutdown)
-	inf, err := kube.Informer(f, kube.InformerOptions[T]{Selection: kube.Selection{Namespace: ns}, Checkpoint: true})
+	inf, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[T]{Selection: kube.Selection{Namespace: ns}, Checkpoint: true})
 	if err != nil {
 		t.Fatal(err)
 	}

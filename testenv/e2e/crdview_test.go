@@ -102,18 +102,18 @@ func TestDynamicViewEqualsTheDynamicInformerProjected(t *testing.T) {
 		kube.ViewMeta
 		Weight int64 `kube:"spec.weight"`
 	}
-	if _, err := kube.DynamicView[*wrong](t.Context(), cfg, res, kube.SourceOptions{}); !errors.Is(err, kube.ErrInvalidView) {
+	if _, err := kube.Source[*wrong](t.Context(), cfg, kube.SourceOptions{Resource: res}); !errors.Is(err, kube.ErrInvalidView) {
 		t.Errorf("a view of spec.weight, which the schema does not have: %v", err)
 	}
 
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	sel := kube.InformerOptions[*unstructured.Unstructured]{Selection: kube.Selection{Namespace: ns}}
-	full, err := kube.DynamicInformer(f, res, sel)
+	sel := kube.InformerOptions[*unstructured.Unstructured]{Resource: res, Selection: kube.Selection{Namespace: ns}}
+	full, _, err := kube.Informer(t.Context(), f, sel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	view, err := kube.DynamicViewInformer(t.Context(), f, res, kube.InformerOptions[*gadgetView]{Selection: kube.Selection{Namespace: ns}})
+	view, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*gadgetView]{Resource: res, Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}

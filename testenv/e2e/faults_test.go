@@ -56,7 +56,7 @@ func TestWatchExpiredByCompactionRelists(t *testing.T) {
 	if err := env.CreateConfigMaps(t.Context(), ns, 20, testenv.BulkOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	src, err := kube.Typed[*corev1.ConfigMap](env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
+	src, err := kube.Source[*corev1.ConfigMap](t.Context(), env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestUnreachableServerRetriesWithBackoff(t *testing.T) {
 	l.Close() // nothing listens there any more
 	cfg := env.RESTConfig()
 	cfg.Host = "https://" + addr
-	src, err := kube.Typed[*corev1.Pod](cfg, kube.SourceOptions{})
+	src, err := kube.Source[*corev1.Pod](t.Context(), cfg, kube.SourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,12 +251,12 @@ func TestUnknownResourceIsAClearError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	if _, err := kube.Informer(f, kube.InformerOptions[*corev1.Binding]{}); err == nil {
+	if _, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.Binding]{}); err == nil {
 		t.Errorf("informer for Binding (not listable): no error")
 	}
 
 	gvr := schema.GroupVersionResource{Group: "nowhere.example.com", Version: "v1", Resource: "gizmos"}
-	src, err := kube.Dynamic(env.RESTConfig(), gvr, kube.SourceOptions{})
+	src, err := kube.Source[*unstructured.Unstructured](t.Context(), env.RESTConfig(), kube.SourceOptions{Resource: kube.Resource{GVR: gvr}})
 	if err != nil {
 		t.Fatal(err)
 	}

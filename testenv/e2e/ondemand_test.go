@@ -111,7 +111,7 @@ func TestOnDemandInformersFollowCRDs(t *testing.T) {
 	ns := namespace(t, "ondemand")
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	pods, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns}})
+	pods, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,16 +146,18 @@ func TestOnDemandInformersFollowCRDs(t *testing.T) {
 	}
 
 	// Two users of alpha share one informer; beta has one user.
-	opts := kube.InformerOptions[*unstructured.Unstructured]{Selection: kube.Selection{Namespace: ns}}
-	alpha1, err := kube.AcquireDynamic(f, alpha, opts)
+	opts := func(r kube.Resource) kube.InformerOptions[*unstructured.Unstructured] {
+		return kube.InformerOptions[*unstructured.Unstructured]{Resource: r, Selection: kube.Selection{Namespace: ns}}
+	}
+	alpha1, err := kube.Acquire(t.Context(), f, opts(alpha))
 	if err != nil {
 		t.Fatal(err)
 	}
-	alpha2, err := kube.AcquireDynamic(f, alpha, opts)
+	alpha2, err := kube.Acquire(t.Context(), f, opts(alpha))
 	if err != nil {
 		t.Fatal(err)
 	}
-	betaRef, err := kube.AcquireDynamic(f, beta, opts)
+	betaRef, err := kube.Acquire(t.Context(), f, opts(beta))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestOnDemandInformersFollowCRDs(t *testing.T) {
 	if _, err := dyn.Resource(gamma.GVR).Namespace(ns).Create(t.Context(), customObject(gamma, "Gamma", ns, "g"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	gammaRef, err := kube.AcquireDynamic(f, gamma, opts)
+	gammaRef, err := kube.Acquire(t.Context(), f, opts(gamma))
 	if err != nil {
 		t.Fatal(err)
 	}

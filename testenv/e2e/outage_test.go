@@ -142,7 +142,7 @@ func TestEveryInformerIsBackSoonAfterAnOutage(t *testing.T) {
 	t.Cleanup(f.Shutdown)
 	infs := make([]*informer.Shared[*corev1.ConfigMap], n)
 	for i, ns := range namespaces {
-		if infs[i], err = kube.Informer(f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Namespace: ns}}); err != nil {
+		if infs[i], _, err = kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Namespace: ns}}); err != nil {
 			t.Fatal(err)
 		}
 	}

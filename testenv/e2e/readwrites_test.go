@@ -24,7 +24,7 @@ func TestWaitForResourceVersionReadsOwnWrites(t *testing.T) {
 	ns := namespace(t, "ryow")
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	inf, err := kube.Informer(f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Namespace: ns}})
+	inf, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}

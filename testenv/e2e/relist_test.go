@@ -35,7 +35,7 @@ func TestRelistDeliversTheNotificationsOfAWholeReplace(t *testing.T) {
 			if err := env.CreateConfigMaps(t.Context(), ns, 20, testenv.BulkOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			src, err := kube.Typed[*corev1.ConfigMap](env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
+			src, err := kube.Source[*corev1.ConfigMap](t.Context(), env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -57,11 +57,11 @@ func TestLabelAndFieldSelectors(t *testing.T) {
 	const labelSel, fieldSel = "app=web", "metadata.name!=web-5"
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	labelled, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns, LabelSelector: labelSel}})
+	labelled, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns, LabelSelector: labelSel}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	both, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns, LabelSelector: labelSel, FieldSelector: fieldSel}})
+	both, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns, LabelSelector: labelSel, FieldSelector: fieldSel}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestCustomResourceThroughDynamicSource(t *testing.T) {
 	}
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	inf, err := kube.DynamicInformer(f, res, kube.InformerOptions[*unstructured.Unstructured]{Selection: kube.Selection{Namespace: ns}})
+	inf, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*unstructured.Unstructured]{Resource: res, Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,13 +226,10 @@ func TestMetadataOnlyInformer(t *testing.T) {
 	if err := env.CreatePods(t.Context(), ns, 25, testenv.BulkOptions{Labels: map[string]string{"tier": "meta"}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := kube.ResourceFor[*corev1.Pod]()
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := kube.Resource{GVR: corev1.SchemeGroupVersion.WithResource("pods"), Kind: "Pod", Namespaced: true}
 	errs := &errorLog{}
 	f := newFactory(t, errs)
-	inf, err := kube.MetadataInformer(f, res, kube.InformerOptions[*metav1.PartialObjectMetadata]{Selection: kube.Selection{Namespace: ns}})
+	inf, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*metav1.PartialObjectMetadata]{Resource: res, Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func proxiedPods(t *testing.T, p *streamProxy, ns string, errs *errorLog, lw ref
 		t.Fatal(err)
 	}
 	t.Cleanup(f.Shutdown)
-	inf, err := kube.Informer(f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns}})
+	inf, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.Pod]{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // given selectors, wrapped in a probe.
 func podSource(t *testing.T, opts kube.SourceOptions) *probe[*corev1.Pod] {
 	t.Helper()
-	src, err := kube.Typed[*corev1.Pod](env.RESTConfig(), opts)
+	src, err := kube.Source[*corev1.Pod](t.Context(), env.RESTConfig(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

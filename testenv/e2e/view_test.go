@@ -21,7 +21,7 @@ import (
 // cmView is what a controller reading config maps' labels and one part of
 // their data declares: a projected view of corev1.ConfigMap.
 type cmView struct {
-	kube.ViewMeta
+	kube.ViewOf[*corev1.ConfigMap]
 	Data      map[string]string `kube:"data"`
 	Immutable *bool             `kube:"immutable"`
 }
@@ -93,11 +93,11 @@ func TestViewInformerEqualsTheFullInformerProjected(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel := kube.SourceOptions{Selection: kube.Selection{Namespace: ns}}
-	fullSrc, err := kube.Typed[*corev1.ConfigMap](env.RESTConfig(), sel)
+	fullSrc, err := kube.Source[*corev1.ConfigMap](t.Context(), env.RESTConfig(), sel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	viewSrc, err := kube.View[*cmView, *corev1.ConfigMap](env.RESTConfig(), sel)
+	viewSrc, err := kube.Source[*cmView](t.Context(), env.RESTConfig(), sel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,10 +182,10 @@ func TestViewInformerEqualsTheFullInformerProjected(t *testing.T) {
 // is built, naming the field and the path, before any request.
 func TestViewWithAMissingFieldFailsAtConstruction(t *testing.T) {
 	type badView struct {
-		kube.ViewMeta
+		kube.ViewOf[*corev1.ConfigMap]
 		Replicas int32 `kube:"spec.replicas"` // config maps have no spec
 	}
-	_, err := kube.View[*badView, *corev1.ConfigMap](env.RESTConfig(), kube.SourceOptions{})
+	_, err := kube.Source[*badView](t.Context(), env.RESTConfig(), kube.SourceOptions{})
 	if !errors.Is(err, kube.ErrInvalidView) {
 		t.Fatalf("View of a missing field: %v, want an error wrapping ErrInvalidView", err)
 	}
@@ -199,10 +199,10 @@ func TestViewWithAMissingFieldFailsAtConstruction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Shutdown()
-	if _, err := kube.ViewInformer[*badView, *corev1.ConfigMap](f, kube.InformerOptions[*badView]{}); !errors.Is(err, kube.ErrInvalidView) {
-		t.Errorf("ViewInformer of a missing field: %v, want ErrInvalidView", err)
+	if _, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*badView]{}); !errors.Is(err, kube.ErrInvalidView) {
+		t.Errorf("Informer of a view with a missing field: %v, want ErrInvalidView", err)
 	}
 	if n := len(f.WaitForCacheSync(t.Context())); n != 0 {
-		t.Errorf("the factory holds %d informers after a failed ViewInformer", n)
+		t.Errorf("the factory holds %d informers after a failed view Informer", n)
 	}
 }

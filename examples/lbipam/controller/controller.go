@@ -87,7 +87,7 @@ func New(opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: client: %w", err)
 	}
-	factory, err := kube.NewFactory(opts.Config, kube.FactoryOptions{Namespace: opts.Namespace, Transform: kube.DropManagedFields})
+	factory, err := kube.NewFactory(opts.Config, kube.FactoryOptions{Namespace: opts.Namespace})
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
 	}
@@ -99,7 +99,11 @@ func New(opts Options) (*Controller, error) {
 		queue:   workqueue.New(workqueue.Options[string]{Name: "lbipam"}),
 		log:     opts.Logger,
 	}
-	c.services, err = kube.Informer(c.factory, kube.InformerOptions[*corev1.Service]{})
+	// An informer of a built-in type makes no request before Start, so no
+	// caller's context is needed here.
+	c.services, _, err = kube.Informer(context.Background(), c.factory, kube.InformerOptions[*corev1.Service]{
+		Transform: informer.DropManagedFields[*corev1.Service],
+	})
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
 	}

@@ -133,7 +133,7 @@ func New(opts Options) (*Controller, error) {
 			if opts.Metrics != nil {
 				so.ShardMetrics = opts.Metrics.NewShardMetrics("configmaps shard=" + set.String())
 			}
-			return kube.Typed[*corev1.ConfigMap](opts.Config, so)
+			return kube.Source[*corev1.ConfigMap](context.Background(), opts.Config, so) // makes no request
 		},
 		Informer: infOpts,
 	})

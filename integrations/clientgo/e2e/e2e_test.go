@@ -124,7 +124,7 @@ func TestSameNotificationsAsClientGo(t *testing.T) {
 	reference := toolscache.NewSharedIndexInformer(
 		toolscache.NewListWatchFromClient(env.Clientset().CoreV1().RESTClient(), "configmaps", ns, fields.Everything()),
 		&corev1.ConfigMap{}, 0, toolscache.Indexers{})
-	src, err := kube.Typed[*corev1.ConfigMap](env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
+	src, err := kube.Source[*corev1.ConfigMap](t.Context(), env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func TestShardedInformersPartitionTheResource(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				inf, err := kube.Informer(f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Shard: set}})
+				inf, _, err := kube.Informer(t.Context(), f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Shard: set}})
 				if err != nil {
 					t.Fatal(err)
 				}

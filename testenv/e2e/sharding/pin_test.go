@@ -162,7 +162,7 @@ func TestShardedSourceListsTheServersShardGateOnOrOff(t *testing.T) {
 			objs = makePinObjects(t, env, "src", 4, 10)
 		}
 		for _, set := range sets {
-			src, err := kube.Typed[*corev1.ConfigMap](env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{LabelSelector: label("src"), Shard: set}})
+			src, err := kube.Source[*corev1.ConfigMap](t.Context(), env.RESTConfig(), kube.SourceOptions{Selection: kube.Selection{LabelSelector: label("src"), Shard: set}})
 			if err != nil {
 				t.Fatal(err)
 			}

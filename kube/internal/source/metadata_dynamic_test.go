@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func TestMetadataListAndWatchProtobuf(t *testing.T) {
 		}
 		writeBody(w, mediaProto, protoBytes(t, list))
 	})
-	lw, err := Metadata(cfg, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, SourceOptions{Selection: Selection{Namespace: "prod"}})
+	lw, err := Metadata(cfg, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Options{Namespace: "prod"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestMetadataAcceptsFullJSONObjects(t *testing.T) {
 		writeBody(w, mediaJSON, jsonBytes(t, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "3"},
 			Items: []corev1.Pod{*pod("ns", "p", "3")}}))
 	})
-	lw, err := Metadata(cfg, podsGVR, SourceOptions{})
+	lw, err := Metadata(cfg, podsGVR, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestDynamicListAndWatch(t *testing.T) {
 		}
 		writeBody(w, mediaJSON, b)
 	})
-	lw, err := Dynamic(cfg, widgetsGVR, SourceOptions{Selection: Selection{Namespace: "ns"}})
+	lw, err := Dynamic(cfg, widgetsGVR, Options{Namespace: "ns"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"sync/atomic"
@@ -18,25 +18,41 @@ import (
 // the others; while the cache is empty (the first list) it does not even
 // look. Objects at one resource version are the same object, so nothing a
 // caller can see changes; the handed-back object is already transformed,
-// so the informer's Transform is skipped for it (skipCached). Measured by
+// so the informer's Transform is skipped for it (SkipCached). Measured by
 // the relist-peak lines of bench/cmd/controlplane -memory and the
 // warm-restart scenario's expired lines.
 
-// cachedLookup finds an informer's cached objects, once the informer
-// exists (reader is set right after it is built, before it runs).
-type cachedLookup[T cache.Object] struct {
+// CachedLookup finds an informer's cached objects, once the informer
+// exists (SetReader is called right after it is built, before it runs).
+// The zero value finds nothing.
+type CachedLookup[T cache.Object] struct {
 	reader atomic.Pointer[cache.Reader[T]]
+}
+
+// SetReader gives l the informer's cache.
+func (l *CachedLookup[T]) SetReader(r cache.Reader[T]) { l.reader.Store(&r) }
+
+// ReuseCached makes s hand back the object l finds at the resource version
+// an item's bytes carry instead of decoding them (see reuseCached), and
+// reports whether it does: a source that decodes no protobuf does not.
+// Call it before s is used, and after ProtoDecoder.
+func (s *Source[T]) ReuseCached(l *CachedLookup[T]) bool {
+	if s.codec.protoObject == nil {
+		return false
+	}
+	reuseCached(s.codec, l.empty, l.at)
+	return true
 }
 
 // empty reports whether there is no cached object to reuse (or no cache
 // yet): the decoder then does not read the metadata off the wire.
-func (l *cachedLookup[T]) empty() bool {
+func (l *CachedLookup[T]) empty() bool {
 	r := l.reader.Load()
 	return r == nil || r.Len() == 0
 }
 
 // at returns the cached object of namespace/name if it is at rv.
-func (l *cachedLookup[T]) at(namespace, name, rv string) (T, bool) {
+func (l *CachedLookup[T]) at(namespace, name, rv string) (T, bool) {
 	var zero T
 	r := l.reader.Load()
 	if r == nil {
@@ -50,7 +66,7 @@ func (l *cachedLookup[T]) at(namespace, name, rv string) (T, bool) {
 }
 
 // isCached reports whether obj is the very object the cache holds.
-func (l *cachedLookup[T]) isCached(obj T) bool {
+func (l *CachedLookup[T]) isCached(obj T) bool {
 	r := l.reader.Load()
 	if r == nil {
 		return false
@@ -59,10 +75,10 @@ func (l *cachedLookup[T]) isCached(obj T) bool {
 	return ok && any(cur) == any(obj)
 }
 
-// skipCached wraps transform so that it leaves alone an object the cache
+// SkipCached wraps transform so that it leaves alone an object the cache
 // holds already (reused, so transformed before, and shared: it must not
 // be written to). A nil transform stays nil.
-func (l *cachedLookup[T]) skipCached(transform func(T) (T, error)) func(T) (T, error) {
+func (l *CachedLookup[T]) SkipCached(transform func(T) (T, error)) func(T) (T, error) {
 	if transform == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"context"
@@ -51,7 +51,8 @@ func watchServer(t *testing.T, proto bool, query *url.Values, events ...wireEven
 		}
 		writeBody(w, ct, body)
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	var lw listwatch.ListerWatcher[*corev1.Pod]
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestTypedWatchSkipsObjectOfWrongKind(t *testing.T) {
 func rawWatch(t *testing.T, contentType string, body []byte) listwatch.Watch[*corev1.Pod] {
 	t.Helper()
 	cfg := fakeServer(t, func(w http.ResponseWriter, r *http.Request) { writeBody(w, contentType, body) })
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +228,7 @@ func TestTypedWatchCloseUnblocksNext(t *testing.T) {
 		}
 	})
 	defer close(release)
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestTypedWatchContextCancelEndsStream(t *testing.T) {
 		}
 	})
 	defer close(release)
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ func TestTypedWatchStreamingListRejected(t *testing.T) {
 				Message: "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
 				Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: metav1.CauseType("FieldValueForbidden"), Field: "sendInitialEvents"}}}})
 		})
-		lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+		lw, err := Typed[*corev1.Pod](cfg, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +316,7 @@ func TestTypedWatchStartErrorsAreMapped(t *testing.T) {
 	cfg := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		writeStatus(t, w, &metav1.Status{Code: 410, Reason: metav1.StatusReasonGone, Message: "gone away"})
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestTypedWatchNonStatusErrorKeepsHTTPStatus(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("apiserver is shutting down"))
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

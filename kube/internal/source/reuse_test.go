@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"testing"
@@ -29,11 +29,11 @@ func TestObjectMetaOfReadsTheWire(t *testing.T) {
 // the same resource version, decodes every other, and the transform
 // leaves the handed-back object alone.
 func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
-	src, err := Typed[*corev1.Pod](&rest.Config{Host: "http://127.0.0.1:1"}, SourceOptions{})
+	src, err := Typed[*corev1.Pod](&rest.Config{Host: "http://127.0.0.1:1"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := src.(*source[*corev1.Pod]).codec
+	c := src.codec
 	cached := pod("shop", "web-0", "42")
 	lookups, empty := 0, true
 	reuseCached(c, func() bool { return empty }, func(ns, name, rv string) (*corev1.Pod, bool) {
@@ -57,9 +57,9 @@ func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
 		t.Errorf("%d lookups, want 2", lookups)
 	}
 
-	l := &cachedLookup[*corev1.Pod]{}
+	l := &CachedLookup[*corev1.Pod]{}
 	calls := 0
-	tr := l.skipCached(func(p *corev1.Pod) (*corev1.Pod, error) { calls++; return p, nil })
+	tr := l.SkipCached(func(p *corev1.Pod) (*corev1.Pod, error) { calls++; return p, nil })
 	if _, ok := l.at("shop", "web-0", "42"); ok || !l.empty() {
 		t.Fatal("lookup before the informer exists found something")
 	}
@@ -67,8 +67,7 @@ func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
 	if err := idx.Add(cached); err != nil {
 		t.Fatal(err)
 	}
-	r := idx.Reader()
-	l.reader.Store(&r)
+	l.SetReader(idx.Reader())
 	if l.empty() {
 		t.Fatal("a cache of one object counts as empty")
 	}
@@ -89,11 +88,11 @@ func TestReuseCachedHandsBackObjectsAtTheSameVersion(t *testing.T) {
 // that version (a streaming relist); modifications, deletes and bookmarks
 // are decoded without a lookup.
 func TestReuseCachedLooksUpOnlyAddedWatchEvents(t *testing.T) {
-	src, err := Typed[*corev1.Pod](&rest.Config{Host: "http://127.0.0.1:1"}, SourceOptions{})
+	src, err := Typed[*corev1.Pod](&rest.Config{Host: "http://127.0.0.1:1"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := src.(*source[*corev1.Pod]).codec
+	c := src.codec
 	cached := pod("shop", "web-0", "42")
 	lookups := 0
 	reuseCached(c, func() bool { return false }, func(ns, name, rv string) (*corev1.Pod, bool) {

@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 )
 
 // This file is the shard filter of a source whose Selection has a Shard
-// (see SourceOptions.Shard): the selector it sends, how it tells whether
+// (see Options.Shard): the selector it sends, how it tells whether
 // the server applied it, and the client-side filter it applies either way.
 
 // shardMode says who filters a sharded source's objects. It is reported
@@ -86,7 +86,7 @@ func (f *shardFilter[T]) setMode(m shardMode, why string) {
 // whose objects all happen to be in the shard: unless the server is known
 // to filter, the source then asks it with a one-object list of full
 // objects in JSON, whose metadata carries shardInfo.
-func (s *source[T]) shardList(ctx context.Context, body []byte, page listwatch.Page[T]) listwatch.Page[T] {
+func (s *Source[T]) shardList(ctx context.Context, body []byte, page listwatch.Page[T]) listwatch.Page[T] {
 	f := s.shard
 	info := listShardInfo(body, bytes.HasPrefix(body, protoMagic))
 	listed := len(page.Items)
@@ -111,7 +111,7 @@ func (s *source[T]) shardList(ctx context.Context, body []byte, page listwatch.P
 // probeShardInfo lists one full object, in JSON, with the shard selector,
 // and returns the list's shardInfo (nil if it has none or the list
 // fails).
-func (s *source[T]) probeShardInfo(ctx context.Context) *metav1.ShardInfo {
+func (s *Source[T]) probeShardInfo(ctx context.Context) *metav1.ShardInfo {
 	body, err := s.request(listwatch.Options{Limit: 1}, false).SetHeader("Accept", acceptJSON).MaxRetries(0).DoRaw(ctx)
 	if err != nil {
 		return nil

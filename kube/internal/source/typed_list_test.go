@@ -1,10 +1,9 @@
-package kube
+package source
 
 import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -40,7 +39,7 @@ func TestTypedListPagesProtobuf(t *testing.T) {
 		}
 		writeBody(w, mediaProto, protoBytes(t, list))
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{Selection: Selection{Namespace: "ns1", LabelSelector: "app=x"}})
+	lw, err := Typed[*corev1.Pod](cfg, Options{Namespace: "ns1", LabelSelector: "app=x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +79,7 @@ func TestTypedListAcceptsJSON(t *testing.T) {
 			Items: []corev1.Pod{*pod("a", "p1", "2"), *pod("b", "p2", "3")}}
 		writeBody(w, mediaJSON, jsonBytes(t, list))
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +96,7 @@ func TestTypedListOfWrongKindIsAnError(t *testing.T) {
 	cfg := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, mediaProto, protoBytes(t, &corev1.ConfigMapList{}))
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +110,7 @@ func TestTypedListMalformedBodyIsAnError(t *testing.T) {
 	cfg := fakeServer(t, func(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, mediaProto, body[:len(body)-7])
 	})
-	lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+	lw, err := Typed[*corev1.Pod](cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +136,7 @@ func TestTypedListMapsServerErrors(t *testing.T) {
 				st := tt.status
 				writeStatus(t, w, &st)
 			})
-			lw, err := Typed[*corev1.Pod](cfg, SourceOptions{})
+			lw, err := Typed[*corev1.Pod](cfg, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +153,7 @@ func TestTypedListMapsServerErrors(t *testing.T) {
 }
 
 func TestTypedConnectionRefusedIsUnavailable(t *testing.T) {
-	lw, err := Typed[*corev1.Pod](closedPortConfig(t), SourceOptions{})
+	lw, err := Typed[*corev1.Pod](closedPortConfig(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,19 +163,6 @@ func TestTypedConnectionRefusedIsUnavailable(t *testing.T) {
 	if _, err := lw.Watch(context.Background(), listwatch.Options{}); !errors.Is(err, listwatch.ErrUnavailable) {
 		t.Fatalf("watch err = %v, want ErrUnavailable", err)
 	}
-}
-
-// closedPortConfig returns a config for a loopback port nothing listens on.
-func closedPortConfig(t *testing.T) *rest.Config {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return &rest.Config{Host: "http://" + addr}
 }
 
 func TestSourcesShareAGivenHTTPClient(t *testing.T) {
@@ -197,7 +183,7 @@ func TestSourcesShareAGivenHTTPClient(t *testing.T) {
 		return rt.RoundTrip(r)
 	})}
 	for range 2 {
-		lw, err := Typed[*corev1.Pod](cfg, SourceOptions{HTTPClient: shared})
+		lw, err := Typed[*corev1.Pod](cfg, Options{HTTPClient: shared})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +206,7 @@ func TestTypedClusterScopedIgnoresNamespace(t *testing.T) {
 		}
 		writeBody(w, mediaProto, protoBytes(t, &corev1.NodeList{Items: []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}}}))
 	})
-	lw, err := Typed[*corev1.Node](cfg, SourceOptions{Selection: Selection{Namespace: "ignored"}})
+	lw, err := Typed[*corev1.Node](cfg, Options{Namespace: "ignored"})
 	if err != nil {
 		t.Fatal(err)
 	}

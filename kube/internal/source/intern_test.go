@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func workloadPods(n int) []corev1.Pod {
 	return pods
 }
 
-func internedPodCodec(t testing.TB, opts SourceOptions) *codec[*corev1.Pod] {
+func internedPodCodec(t testing.TB, opts Options) *codec[*corev1.Pod] {
 	c := podCodec(t)
 	internCodec(c, opts)
 	return c
@@ -57,9 +57,9 @@ func sameString(a, b string) bool {
 	return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer()
 }
 
-var internModes = []SourceOptions{{}, {ShareMutableParts: true}, {DisableInterning: true}}
+var internModes = []Options{{}, {ShareMutableParts: true}, {DisableInterning: true}}
 
-func modeName(opts SourceOptions) string {
+func modeName(opts Options) string {
 	return fmt.Sprintf("DisableInterning=%v ShareMutableParts=%v", opts.DisableInterning, opts.ShareMutableParts)
 }
 
@@ -200,7 +200,7 @@ func TestTypedPassesInterningOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		page, err := lw.(*source[*corev1.Pod]).codec.list(body, true)
+		page, err := lw.codec.list(body, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,9 @@
-package kube
+package source
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
-
-	"github.com/kinformer/kinformer/listwatch"
 )
 
 // Metadata returns a source of the objects of any resource (built-in,
@@ -17,9 +15,8 @@ import (
 // that ignores the conversion and answers full JSON objects is handled too.
 // Objects carry apiVersion meta.k8s.io/v1 and kind PartialObjectMetadata.
 //
-// A non-empty opts.Namespace means gvr is namespaced. cfg is copied. The
-// source is safe for concurrent use.
-func Metadata(cfg *rest.Config, gvr schema.GroupVersionResource, opts SourceOptions) (listwatch.ListerWatcher[*metav1.PartialObjectMetadata], error) {
+// A non-empty opts.Namespace means gvr is namespaced. cfg is copied.
+func Metadata(cfg *rest.Config, gvr schema.GroupVersionResource, opts Options) (*Source[*metav1.PartialObjectMetadata], error) {
 	c, err := structCodec[*metav1.PartialObjectMetadata](metadataBuiltin(), acceptMetadataList, acceptMetadataWatch, true)
 	if err != nil {
 		return nil, err

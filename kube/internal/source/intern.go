@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -9,11 +9,11 @@ import (
 )
 
 // internCodec makes c intern every object it decodes, in lists and in
-// watch events, protobuf or JSON, as opts ask (see SourceOptions'
+// watch events, protobuf or JSON, as opts ask (see Options'
 // DisableInterning and ShareMutableParts): nothing, strings only (the
 // default), or strings and shared mutable parts. The machinery, and the
 // benchmark that pays for it, is in internal/intern.
-func internCodec[T cache.Object](c *codec[T], opts SourceOptions) {
+func internCodec[T cache.Object](c *codec[T], opts Options) {
 	if opts.DisableInterning {
 		return
 	}

@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"errors"
@@ -139,7 +139,7 @@ func (s *shardServer) serve(w http.ResponseWriter, r *http.Request) {
 
 func (s *shardServer) source(m metrics.ShardMetrics) listwatch.ListerWatcher[*corev1.Pod] {
 	s.t.Helper()
-	lw, err := Typed[*corev1.Pod](fakeServer(s.t, s.serve), SourceOptions{Selection: Selection{Shard: s.set}, ShardMetrics: m})
+	lw, err := Typed[*corev1.Pod](fakeServer(s.t, s.serve), Options{Shard: s.set, ShardMetrics: m})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -321,39 +321,6 @@ func TestListShardInfoReadsOnlyTheMetadata(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
-	}
-}
-
-// The shard is part of what identifies a factory's informer, and the
-// factory's shard applies to informers that set none.
-func TestFactoryInformerPerShard(t *testing.T) {
-	cfg := fakeServer(t, func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) })
-	lower, err := shard.NewSet(shard.UID, shard.Split(2)[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := NewFactory(cfg, FactoryOptions{Shard: lower})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Shutdown()
-	def, err := Informer(f, InformerOptions[*corev1.Pod]{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	explicit, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Shard: lower}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	upper, err := Informer(f, InformerOptions[*corev1.Pod]{Selection: Selection{Shard: upperHalf}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if def != explicit || def == upper {
-		t.Errorf("informers: factory default %p, same shard %p, other shard %p", def, explicit, upper)
-	}
-	if got, want := upper.Name(), "typed /v1, Resource=pods shard="+upperHalf.String(); got != want {
-		t.Errorf("name %q, want %q", got, want)
 	}
 }
 

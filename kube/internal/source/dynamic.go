@@ -1,4 +1,4 @@
-package kube
+package source
 
 import (
 	"fmt"
@@ -16,9 +16,8 @@ import (
 // a *listwatch.DecodeError (errors.Is(err, listwatch.ErrWrongType)), and the
 // stream goes on.
 //
-// A non-empty opts.Namespace means gvr is namespaced. cfg is copied. The
-// source is safe for concurrent use.
-func Dynamic(cfg *rest.Config, gvr schema.GroupVersionResource, opts SourceOptions) (listwatch.ListerWatcher[*unstructured.Unstructured], error) {
+// A non-empty opts.Namespace means gvr is namespaced. cfg is copied.
+func Dynamic(cfg *rest.Config, gvr schema.GroupVersionResource, opts Options) (*Source[*unstructured.Unstructured], error) {
 	return newSource(cfg, gvr, true, opts, unstructuredCodec(gvr.GroupVersion().String()))
 }
 

@@ -118,6 +118,13 @@ func explain(err error, host, resource string) error {
 		return kindError(ErrNoCluster, err,
 			"no cluster configured: kinformer looked for --kubeconfig, $KUBECONFIG, ~/.kube/config and an in-cluster service account, and found none.\n"+
 				"Point --kubeconfig (or $KUBECONFIG) at a kubeconfig file, or run `make demo` in the kinformer repository for a local control plane.")
+	case apierrors.IsBadRequest(err) && strings.Contains(serverMessage(err), "field label"):
+		// The server checks field selectors per resource: a selector that
+		// parses may still name a field the resource cannot be selected by.
+		return kindError(ErrBadSelector, err,
+			"the server cannot select %s by --field-selector: %s\n"+
+				"Each resource supports its own fields (every one supports metadata.name and metadata.namespace; pods also status.phase, spec.nodeName, ...); use -l for labels.",
+			what, serverMessage(err))
 	case meta.IsNoMatchError(err):
 		return kindError(ErrUnknownResource, err,
 			"the server has no resource type %s: use a plural, singular, kind or short name the server lists (as in `kubectl api-resources`), for example pods, pod, Pod or po", what)

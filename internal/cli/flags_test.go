@@ -57,3 +57,39 @@ func TestKubectlFlagsAreAccepted(t *testing.T) {
 		t.Errorf("get -w help:\n%s", u)
 	}
 }
+
+// --context with a name the kubeconfig lacks names the contexts it has,
+// without "kube: loading kubeconfig" in front.
+func TestUnknownContextNamesTheContexts(t *testing.T) {
+	global := fakeCluster(t, func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("asked the server %s", r.URL)
+	})
+	err := Execute(t.Context(), Streams{Out: io.Discard, ErrOut: io.Discard},
+		[]string{"get", "pods", "--context", "nosuch", "--kubeconfig", global.Kubeconfig})
+	var ue *UserError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrNoCluster) {
+		t.Fatalf("--context nosuch: %v, want a user error", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, `--context "nosuch"`) || !strings.Contains(msg, "it has: fake") ||
+		strings.Contains(msg, "kube:") || !strings.Contains(msg, "current context, fake") {
+		t.Errorf("message %q", msg)
+	}
+}
+
+// A field selector the server refuses for the resource is explained as
+// --field-selector's fault, not as a failing watch.
+func TestFieldSelectorTheServerRefusesNamesTheFlag(t *testing.T) {
+	global := fakeCluster(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"field label not supported: spec.color","reason":"BadRequest","code":400}`)
+	})
+	for _, verb := range []string{"get", "watch"} {
+		err := Execute(t.Context(), Streams{Out: io.Discard, ErrOut: io.Discard},
+			[]string{verb, "pods", "--field-selector", "spec.color=red", "--kubeconfig", global.Kubeconfig})
+		if !errors.Is(err, ErrBadSelector) || !strings.Contains(err.Error(), "--field-selector") ||
+			!strings.Contains(err.Error(), "field label not supported: spec.color") || strings.Contains(err.Error(), "watch start") {
+			t.Errorf("%s: %v, want a bad-selector error naming --field-selector and the server's reason", verb, err)
+		}
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +108,11 @@ func (o *GlobalOptions) connect(ctx context.Context, args []string) (*session, e
 	}
 	cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: o.Kubeconfig, Context: o.Context})
 	if err != nil {
+		if o.Context != "" {
+			if cerr := o.noSuchContext(err); cerr != nil {
+				return nil, cerr
+			}
+		}
 		return nil, explain(err, "", "")
 	}
 	ns := o.Namespace
@@ -137,6 +144,31 @@ func (o *GlobalOptions) connect(ctx context.Context, args []string) (*session, e
 		return nil, fmt.Errorf("no resource given: name one or more, for example `pods` or `deploy,cm`")
 	}
 	return s, nil
+}
+
+// noSuchContext is the error of a --context the kubeconfig does not have,
+// naming the contexts it has; nil when it has that context.
+func (o *GlobalOptions) noSuchContext(err error) error {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if o.Kubeconfig != "" {
+		rules.ExplicitPath = o.Kubeconfig
+	}
+	raw, rerr := rules.Load()
+	if rerr != nil {
+		return nil
+	}
+	if _, ok := raw.Contexts[o.Context]; ok {
+		return nil
+	}
+	has := "none"
+	if names := slices.Sorted(maps.Keys(raw.Contexts)); len(names) > 0 {
+		has = strings.Join(names, ", ")
+	}
+	msg := fmt.Sprintf("--context %q: the kubeconfig has no such context; it has: %s.", o.Context, has)
+	if raw.CurrentContext != "" {
+		msg += fmt.Sprintf(" Leave --context out to use its current context, %s.", raw.CurrentContext)
+	}
+	return kindError(ErrNoCluster, err, "%s", msg)
 }
 
 // defaultNamespace is the kubeconfig context's namespace, or "default".

@@ -77,16 +77,19 @@
 //	Latency  informer_handler_duration_seconds  histogram  duration of each handler call
 //	Panics   informer_handler_panics_total      counter    handler calls that panicked
 //
-// Work queue ([WorkqueueMetrics]), label name:
+// Work queue ([WorkqueueMetrics]), label name; the labels column lists the
+// labels besides "name" (priority: the int priority, "0" for Add, "-100"
+// for PriorityLow):
 //
-//	field         metric                                       type       meaning
-//	Depth         workqueue_depth                              gauge      items waiting for a worker
-//	Adds          workqueue_adds_total                         counter    adds that made an item wait
-//	QueueLatency  workqueue_queue_duration_seconds             histogram  wait from add to Get
-//	WorkDuration  workqueue_work_duration_seconds              histogram  time held by a worker, Get to Done
-//	Retries       workqueue_retries_total                      counter    rate-limited adds
-//	(sampled)     workqueue_unfinished_work_seconds            gauge      summed running time of items held now
-//	(sampled)     workqueue_longest_running_processor_seconds  gauge      running time of the item held longest
+//	field                      metric                                       type       labels    meaning
+//	Priority(p).Depth          workqueue_depth                              gauge      priority  items waiting for a worker at priority p
+//	Adds                       workqueue_adds_total                         counter              adds that made an item wait
+//	Priority(p).QueueLatency   workqueue_queue_duration_seconds             histogram  priority  wait from add to Get of items handed out at p
+//	WorkDuration               workqueue_work_duration_seconds              histogram            time held by a worker, Get to Done
+//	Retries                    workqueue_retries_total                      counter              rate-limited adds
+//	(sampled) Unfinished       workqueue_unfinished_work_seconds            gauge                summed running time of items held now
+//	(sampled) Longest          workqueue_longest_running_processor_seconds  gauge                running time of the item held longest
+//	(sampled) Oldest           workqueue_oldest_waiting_seconds             gauge      priority  age of the item waiting longest at each priority
 //
 // Shard-filtered source ([ShardMetrics]), label name (the informer's):
 //

@@ -27,9 +27,10 @@ type delays[T comparable] struct {
 }
 
 type delayed[T any] struct {
-	item T
-	at   time.Time
-	seq  uint64
+	item     T
+	at       time.Time
+	seq      uint64
+	priority int
 }
 
 // less orders the heap by due time, then by delayed-add order.
@@ -42,21 +43,38 @@ func (dl *delays[T]) less(i, j int) bool {
 }
 
 // AddAfter adds item once d has passed on the queue's clock; with d <= 0 it
-// is Add. A second delayed add of an item already delayed keeps the earlier
-// due time. Items due at the same instant are added in the order of their
-// delayed adds. It does nothing once the queue is shutting down.
+// adds it now. The add keeps the item's priority: the one it waits at, or
+// was handed out at if a worker holds it, or was delayed at; PriorityNormal
+// for an item the queue does not hold. A second delayed add of an item
+// already delayed keeps the earlier due time and the higher priority. Items
+// due at the same instant are added in the order of their delayed adds. It
+// does nothing once the queue is shutting down.
 func (q *Queue[T]) AddAfter(item T, d time.Duration) {
-	if d <= 0 {
-		q.Add(item)
-		return
-	}
+	q.addAfter(item, d, PriorityNormal, true)
+}
+
+// addAfter adds item at priority p after d, or at the item's own priority
+// (see AddAfter) if keep is set.
+func (q *Queue[T]) addAfter(item T, d time.Duration, p int, keep bool) {
+	h := q.items.hash(item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
 		return
 	}
-	at := q.clock.Now().Add(d)
 	dl := &q.delay
+	if keep {
+		if idx := q.items.find(item, h); idx >= 0 {
+			p = q.items.entries[idx].priority
+		} else if i, ok := dl.index[item]; ok {
+			p = dl.heap[i].priority
+		}
+	}
+	if d <= 0 {
+		q.addLocked(item, h, p)
+		return
+	}
+	at := q.clock.Now().Add(d)
 	if dl.done == nil {
 		dl.index = make(map[T]int)
 		dl.wake = make(chan struct{}, 1)
@@ -68,12 +86,14 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 	i, ok := dl.index[item]
 	switch {
 	case !ok:
-		dl.heap = append(dl.heap, delayed[T]{item: item, at: at, seq: dl.seq})
+		dl.heap = append(dl.heap, delayed[T]{item: item, at: at, seq: dl.seq, priority: p})
 		i = len(dl.heap) - 1
 		dl.index[item] = i
 	case at.Before(dl.heap[i].at):
 		dl.heap[i].at, dl.heap[i].seq = at, dl.seq
+		dl.heap[i].priority = max(dl.heap[i].priority, p)
 	default:
+		dl.heap[i].priority = max(dl.heap[i].priority, p)
 		return
 	}
 	if dl.up(i) == 0 {
@@ -143,7 +163,7 @@ func (q *Queue[T]) addDue() (wait time.Duration, pending bool) {
 		}
 		dl.popHead()
 		if !q.shuttingDown {
-			q.addLocked(next.item, q.items.hash(next.item))
+			q.addLocked(next.item, q.items.hash(next.item), next.priority)
 		}
 	}
 	return 0, false

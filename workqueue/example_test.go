@@ -85,3 +85,23 @@ func ExampleQueue_AddRateLimited() {
 	// waiting: 0
 	// retrying: default/a requeues: 1
 }
+
+// A controller queues its informer's initial list at PriorityLow and real
+// changes at PriorityNormal (what NewEnqueue's handler does), so a change
+// made while the initial list is still being worked through goes first.
+func ExampleQueue_AddWithOptions() {
+	q := workqueue.New(workqueue.Options[string]{})
+	defer q.ShutDown()
+	for _, key := range []string{"default/a", "default/b", "default/c"} {
+		q.AddWithOptions(key, workqueue.AddOptions{Priority: workqueue.PriorityLow})
+	}
+	q.Add("default/new") // a change: PriorityNormal
+	q.Add("default/c")   // a change to an object still waiting: raised
+	for q.Len() > 0 {
+		key, _ := q.Get(context.Background())
+		fmt.Print(key, " ")
+		q.Done(key)
+	}
+	fmt.Println()
+	// Output: default/new default/c default/a default/b
+}

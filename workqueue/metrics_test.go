@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -11,19 +12,22 @@ import (
 
 // recorder is a metrics.WorkqueueProvider that keeps what it is told.
 type recorder struct {
-	mu       sync.Mutex
-	name     string
-	inFlight metrics.InFlightFunc
-	depth    float64
-	adds     int
-	retries  int
-	latency  []float64
-	work     []float64
+	mu      sync.Mutex
+	name    string
+	sample  metrics.WorkqueueSampler
+	depth   map[int]float64   // by priority
+	latency map[int][]float64 // by priority
+	adds    int
+	retries int
+	work    []float64
 }
 
-type recorderGauge struct{ r *recorder }
+type recorderGauge struct {
+	r *recorder
+	p int
+}
 
-func (g recorderGauge) Set(v float64) { g.r.mu.Lock(); g.r.depth = v; g.r.mu.Unlock() }
+func (g recorderGauge) Set(v float64) { g.r.mu.Lock(); g.r.depth[g.p] = v; g.r.mu.Unlock() }
 
 type recorderCounter struct {
 	n  *int
@@ -33,20 +37,33 @@ type recorderCounter struct {
 func (c recorderCounter) Inc() { c.mu.Lock(); *c.n++; c.mu.Unlock() }
 
 type recorderHist struct {
-	vs *[]float64
-	mu *sync.Mutex
+	r *recorder
+	p int
 }
 
-func (h recorderHist) Observe(v float64) { h.mu.Lock(); *h.vs = append(*h.vs, v); h.mu.Unlock() }
+func (h recorderHist) Observe(v float64) {
+	h.r.mu.Lock()
+	defer h.r.mu.Unlock()
+	if h.p == workPriority {
+		h.r.work = append(h.r.work, v)
+	} else {
+		h.r.latency[h.p] = append(h.r.latency[h.p], v)
+	}
+}
 
-func (r *recorder) NewWorkqueueMetrics(name string, inFlight metrics.InFlightFunc) metrics.WorkqueueMetrics {
-	r.name, r.inFlight = name, inFlight
+// workPriority marks the work-duration histogram in recorderHist.
+const workPriority = -1 << 40
+
+func (r *recorder) NewWorkqueueMetrics(name string, sample metrics.WorkqueueSampler) metrics.WorkqueueMetrics {
+	r.name, r.sample = name, sample
+	r.depth, r.latency = map[int]float64{}, map[int][]float64{}
 	return metrics.WorkqueueMetrics{
-		Depth:        recorderGauge{r},
 		Adds:         recorderCounter{&r.adds, &r.mu},
 		Retries:      recorderCounter{&r.retries, &r.mu},
-		QueueLatency: recorderHist{&r.latency, &r.mu},
-		WorkDuration: recorderHist{&r.work, &r.mu},
+		WorkDuration: recorderHist{r, workPriority},
+		Priority: func(p int) metrics.WorkqueuePriorityMetrics {
+			return metrics.WorkqueuePriorityMetrics{Depth: recorderGauge{r, p}, QueueLatency: recorderHist{r, p}}
+		},
 	}
 }
 
@@ -61,26 +78,26 @@ func TestMetrics(t *testing.T) {
 		q.Add("a")
 		q.Add("a") // de-duplicated: not an add
 		q.Add("b")
-		if r.depth != 2 || r.adds != 2 {
+		if r.depth[PriorityNormal] != 2 || r.adds != 2 {
 			t.Fatalf("depth %v adds %d, want 2 and 2", r.depth, r.adds)
 		}
 		time.Sleep(2 * time.Second)
 		getNow(q) // a, after 2s
-		if r.depth != 1 || len(r.latency) != 1 || r.latency[0] != 2 {
+		if r.depth[PriorityNormal] != 1 || !slices.Equal(r.latency[PriorityNormal], []float64{2}) {
 			t.Fatalf("depth %v latency %v, want 1 and [2]", r.depth, r.latency)
 		}
 		time.Sleep(time.Second)
 		getNow(q) // b, after 3s
 		time.Sleep(3 * time.Second)
-		if u, l := r.inFlight(); u != 3+4 || l != 4 {
-			t.Fatalf("in flight: unfinished %v longest %v, want 7 and 4", u, l)
+		if s := r.sample(); s.Unfinished != 3+4 || s.Longest != 4 {
+			t.Fatalf("in flight: unfinished %v longest %v, want 7 and 4", s.Unfinished, s.Longest)
 		}
 		q.Done("a")
 		if len(r.work) != 1 || r.work[0] != 4 {
 			t.Fatalf("work durations %v, want [4]", r.work)
 		}
-		if u, l := r.inFlight(); u != 3 || l != 3 {
-			t.Fatalf("in flight: unfinished %v longest %v, want 3 and 3", u, l)
+		if s := r.sample(); s.Unfinished != 3 || s.Longest != 3 {
+			t.Fatalf("in flight: unfinished %v longest %v, want 3 and 3", s.Unfinished, s.Longest)
 		}
 		q.AddRateLimited("c")
 		q.AddRateLimited("c")
@@ -88,8 +105,55 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("retries %d, want 2", r.retries)
 		}
 		q.Done("b")
-		if u, l := r.inFlight(); u != 0 || l != 0 {
-			t.Fatalf("in flight with nothing held: %v %v", u, l)
+		if s := r.sample(); s.Unfinished != 0 || s.Longest != 0 {
+			t.Fatalf("in flight with nothing held: %v %v", s.Unfinished, s.Longest)
+		}
+	})
+}
+
+func TestMetricsByPriority(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := &recorder{}
+		q := New(Options[string]{Metrics: r})
+		defer q.ShutDown()
+		q.AddWithOptions("low1", AddOptions{Priority: PriorityLow})
+		time.Sleep(time.Second)
+		q.AddWithOptions("low2", AddOptions{Priority: PriorityLow})
+		time.Sleep(time.Second)
+		q.Add("normal")
+		time.Sleep(time.Second)
+		if r.depth[PriorityLow] != 2 || r.depth[PriorityNormal] != 1 {
+			t.Fatalf("depth by priority %v, want low 2 normal 1", r.depth)
+		}
+		want := []metrics.PriorityAge{{Priority: PriorityNormal, Seconds: 1}, {Priority: PriorityLow, Seconds: 3}}
+		if s := r.sample(); !slices.Equal(s.Oldest, want) {
+			t.Fatalf("oldest %v, want %v", s.Oldest, want)
+		}
+
+		// Raising low1 moves it between depths and keeps its age.
+		q.Add("low1")
+		if r.depth[PriorityLow] != 1 || r.depth[PriorityNormal] != 2 || r.adds != 3 {
+			t.Fatalf("after raise: depth %v adds %d, want low 1 normal 2, 3 adds", r.depth, r.adds)
+		}
+		want = []metrics.PriorityAge{{Priority: PriorityNormal, Seconds: 3}, {Priority: PriorityLow, Seconds: 2}}
+		if s := r.sample(); !slices.Equal(s.Oldest, want) {
+			t.Fatalf("oldest after raise %v, want %v", s.Oldest, want)
+		}
+		if got := []string{getNow(q), getNow(q), getNow(q)}; !slices.Equal(got, []string{"normal", "low1", "low2"}) {
+			t.Fatalf("handed out %v", got)
+		}
+		if !slices.Equal(r.latency[PriorityNormal], []float64{1, 3}) || !slices.Equal(r.latency[PriorityLow], []float64{2}) {
+			t.Fatalf("latency by priority %v", r.latency)
+		}
+
+		// An item held and added again waits at the priority of that add.
+		q.AddWithOptions("normal", AddOptions{Priority: PriorityLow})
+		if r.depth[PriorityLow] != 1 || r.depth[PriorityNormal] != 0 || q.Len() != 1 {
+			t.Fatalf("held and re-added: depth %v Len %d", r.depth, q.Len())
+		}
+		want = []metrics.PriorityAge{{Priority: PriorityNormal}, {Priority: PriorityLow}}
+		if s := r.sample(); !slices.Equal(s.Oldest, want) || s.Unfinished != 0 {
+			t.Fatalf("sample %+v, want oldest %v", s, want)
 		}
 	})
 }

@@ -40,9 +40,12 @@ type Options[T comparable] struct {
 //     often it is added.
 //   - No item is held by two workers at once: an item added while a worker
 //     holds it waits until that worker calls Done, then is handed out again.
-//   - Items are handed out in the order they started waiting (FIFO); an
-//     item added while held joins the line when its worker calls Done.
-//     Blocked Gets are served in the order they started waiting.
+//   - Items are handed out by priority, highest first (see AddOptions), and
+//     among items of one priority in the order they started waiting
+//     (FIFO); an item added while held joins the line of its priority when
+//     its worker calls Done. Blocked Gets are served in the order they
+//     started waiting. Priorities are strict: items at a lower priority
+//     wait for as long as items at a higher one keep coming.
 //   - Every Add made before ShutDown is followed by a Get of that item, so a
 //     worker sees each item at least once after its last add, provided
 //     workers keep calling Get until it returns ErrShutDown.
@@ -64,6 +67,9 @@ type Queue[T comparable] struct {
 	// observed is true when a metrics provider was given; the clock is
 	// only read on the hot path when it is.
 	observed bool
+	// epoch is when the queue was created; item timings are offsets from
+	// it (see entryTimes).
+	epoch time.Time
 	// waiterPool recycles waiters (and their channels) between blocking
 	// Gets; it is safe for concurrent use on its own.
 	waiterPool sync.Pool
@@ -74,13 +80,13 @@ type Queue[T comparable] struct {
 	mu sync.Mutex
 	// items tracks every item waiting or held, with its state.
 	items table[T]
-	// waiting counts the items waiting to be handed out: those in ready
-	// and those held and added again. It is what Len reports.
+	// waiting counts the items waiting to be handed out: those in the
+	// ready lines and those held and added again. It is what Len reports.
 	waiting int
-	// ready holds the arena indices (in items) of the waiting items no
-	// worker holds, oldest first. While waiters is not empty, ready is
-	// empty.
-	ready ring[int32]
+	// lines are the ready lines, one per priority, highest priority first
+	// (see priority.go). While waiters is not empty, no line has an item
+	// ready.
+	lines []*line
 	// waiters holds the Gets blocked on an empty queue, oldest first. An
 	// item (or the shutdown signal) is sent to a waiter's channel only
 	// after the waiter has been removed from here.
@@ -90,9 +96,6 @@ type Queue[T comparable] struct {
 	// drained is closed by whoever, with mu held, first sees the queue shut
 	// down with no item waiting or processing.
 	drained chan struct{}
-	// addedAt and startedAt time the queue latency and work duration of
-	// each item; nil unless observed.
-	addedAt, startedAt map[T]time.Time
 	// delay holds the delayed adds; see delay.go.
 	delay delays[T]
 }
@@ -129,97 +132,135 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 		clock:   c,
 		limiter: limiter,
 		drained: make(chan struct{}),
+		epoch:   c.Now(),
 	}
 	q.items.init()
 	q.waiterPool.New = func() any { return &waiter[T]{ch: make(chan handoff[T], 1)} }
 	if opts.Metrics != nil {
 		q.observed = true
-		q.addedAt = make(map[T]time.Time)
-		q.startedAt = make(map[T]time.Time)
-		q.m = opts.Metrics.NewWorkqueueMetrics(opts.Name, q.sampleInFlight)
+		q.items.timed = true
+		q.m = opts.Metrics.NewWorkqueueMetrics(opts.Name, q.sample)
 	}
 	q.m = q.m.WithDefaults()
 	return q
 }
 
-// Add marks item as needing processing. It does nothing if the item is
-// already waiting or the queue is shutting down. It never blocks on workers.
+// Add marks item as needing processing, at PriorityNormal. It does nothing
+// if the item is already waiting (at any priority) or the queue is shutting
+// down. It never blocks on workers.
 func (q *Queue[T]) Add(item T) {
 	h := q.items.hash(item) // outside the lock: the seed never changes
 	q.mu.Lock()
 	if !q.shuttingDown {
-		q.addLocked(item, h)
+		q.addLocked(item, h, PriorityNormal)
 	}
 	q.mu.Unlock()
 }
 
-// addLocked makes item, whose hash is h, wait unless it already does,
-// handing it straight to a blocked Get when one is waiting and no worker
-// holds the item.
-func (q *Queue[T]) addLocked(item T, h uint64) {
+// addLocked makes item, whose hash is h, wait at priority p unless it
+// already waits at p or higher, handing it straight to a blocked Get when
+// one is waiting and no worker holds the item.
+func (q *Queue[T]) addLocked(item T, h uint64, p int) {
 	idx := q.items.find(item, h)
-	switch {
-	case idx >= 0:
+	if idx >= 0 {
 		e := &q.items.entries[idx]
-		if e.state != stateHeld {
-			return // already waiting
+		switch {
+		case e.state == stateHeld:
+			e.state = stateHeldReadded
+			e.priority = p
+			q.waiting++
+			l := q.lineLocked(p)
+			l.waiting++
+			q.addedLocked(idx)
+			q.depthLocked(l)
+		case p <= e.priority:
+			// Already waiting, at p or higher.
+		case e.state == stateHeldReadded:
+			from, to := q.lineLocked(e.priority), q.lineLocked(p)
+			from.waiting--
+			to.waiting++
+			e.priority = p
+			q.depthLocked(from)
+			q.depthLocked(to)
+		default: // ready: move to the end of the higher line
+			from, to := q.lineLocked(e.priority), q.lineLocked(p)
+			from.unlink(e.pos)
+			from.waiting--
+			e.pos = to.push(idx)
+			to.waiting++
+			e.priority = p
+			q.depthLocked(from)
+			q.depthLocked(to)
 		}
-		e.state = stateHeldReadded
-		q.waiting++
-		q.addedLocked(item)
-	case q.waiters.len() > 0:
-		q.addedLocked(item)
-		q.items.insert(item, h, stateHeld)
-		q.handOutLocked(item)
+		return
+	}
+	if q.waiters.len() > 0 {
+		idx = q.items.insert(item, h, stateHeld, p)
+		q.addedLocked(idx)
+		q.handOutLocked(idx, q.lineLocked(p))
 		q.waiters.pop().ch <- handoff[T]{item: item, ok: true}
 		return
-	default:
-		q.addedLocked(item)
-		q.ready.push(q.items.insert(item, h, stateReady))
-		q.waiting++
 	}
-	if q.observed {
-		q.m.Depth.Set(float64(q.waiting))
-	}
+	idx = q.items.insert(item, h, stateReady, p)
+	l := q.lineLocked(p)
+	q.items.entries[idx].pos = l.push(idx)
+	l.waiting++
+	q.waiting++
+	q.addedLocked(idx)
+	q.depthLocked(l)
 }
 
-// addedLocked reports an add that made item wait.
-func (q *Queue[T]) addedLocked(item T) {
+// addedLocked reports an add that made the item at arena index idx wait.
+func (q *Queue[T]) addedLocked(idx int32) {
 	q.m.Adds.Inc()
 	if q.observed {
-		q.addedAt[item] = q.clock.Now()
+		q.items.times[idx].added = q.nowLocked()
 	}
 }
 
-// handOutLocked reports that a worker now holds item; the caller has
-// already updated its state and the waiting count.
-func (q *Queue[T]) handOutLocked(item T) {
+// nowLocked returns the clock's time as an offset from the epoch plus 1ns,
+// so that it is never 0 (see entryTimes).
+func (q *Queue[T]) nowLocked() int64 {
+	return int64(q.clock.Since(q.epoch)) + 1
+}
+
+// handOutLocked reports that a worker now holds the item at arena index
+// idx, taken from line l; the caller has already updated the item's state
+// and the waiting counts.
+func (q *Queue[T]) handOutLocked(idx int32, l *line) {
 	if q.observed {
-		now := q.clock.Now()
-		if at, ok := q.addedAt[item]; ok {
-			q.m.QueueLatency.Observe(now.Sub(at).Seconds())
-			delete(q.addedAt, item)
+		now := q.nowLocked()
+		t := &q.items.times[idx]
+		if t.added != 0 {
+			l.m.QueueLatency.Observe(time.Duration(now - t.added).Seconds())
+			t.added = 0
 		}
-		q.startedAt[item] = now
-		q.m.Depth.Set(float64(q.waiting))
+		t.started = now
+		l.m.Depth.Set(float64(l.waiting))
 	}
 }
 
 // Get blocks until it can hand the caller an item, then returns it; the
 // caller holds the item until it calls Done with it, and must call Done
-// exactly once. Get returns ctx.Err() if ctx ends first, and ErrShutDown once
+// exactly once. The item is the first of the highest priority that has one
+// waiting. Get returns ctx.Err() if ctx ends first, and ErrShutDown once
 // the queue has shut down and no item is left to hand out (including items
 // waiting for a worker's Done). An item handed over while ctx ends is
 // returned, with a nil error.
 func (q *Queue[T]) Get(ctx context.Context) (T, error) {
 	var zero T
 	q.mu.Lock()
-	if q.ready.len() > 0 {
-		e := &q.items.entries[q.ready.pop()]
-		e.state = stateHeld
+	for _, l := range q.lines {
+		if l.ready == 0 {
+			continue
+		}
+		idx := l.pop()
+		l.waiting--
 		q.waiting--
+		e := &q.items.entries[idx]
+		e.state = stateHeld
 		item := e.item
-		q.handOutLocked(item)
+		q.handOutLocked(idx, l)
 		q.mu.Unlock()
 		return item, nil
 	}
@@ -257,8 +298,8 @@ func (q *Queue[T]) Get(ctx context.Context) (T, error) {
 }
 
 // Done tells the queue the caller has finished with item, which it got from
-// Get. If the item was added again meanwhile it is handed out again. Done of
-// an item no worker holds does nothing.
+// Get. If the item was added again meanwhile it is handed out again, at the
+// priority of those adds. Done of an item no worker holds does nothing.
 func (q *Queue[T]) Done(item T) {
 	h := q.items.hash(item)
 	q.mu.Lock()
@@ -268,9 +309,10 @@ func (q *Queue[T]) Done(item T) {
 		return
 	}
 	if q.observed {
-		if at, ok := q.startedAt[item]; ok {
-			q.m.WorkDuration.Observe(q.clock.Since(at).Seconds())
-			delete(q.startedAt, item)
+		t := &q.items.times[idx]
+		if t.started != 0 {
+			q.m.WorkDuration.Observe(time.Duration(q.nowLocked() - t.started).Seconds())
+			t.started = 0
 		}
 	}
 	e := &q.items.entries[idx]
@@ -279,12 +321,14 @@ func (q *Queue[T]) Done(item T) {
 		q.items.remove(idx)
 	case q.waiters.len() > 0:
 		e.state = stateHeld
+		l := q.lineLocked(e.priority)
+		l.waiting--
 		q.waiting--
-		q.handOutLocked(item)
+		q.handOutLocked(idx, l)
 		q.waiters.pop().ch <- handoff[T]{item: item, ok: true}
 	default:
 		e.state = stateReady
-		q.ready.push(idx)
+		e.pos = q.lineLocked(e.priority).push(idx)
 	}
 	if q.shuttingDown {
 		q.afterShutDownChangeLocked()
@@ -356,17 +400,4 @@ func (q *Queue[T]) ShuttingDown() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.shuttingDown
-}
-
-// sampleInFlight implements metrics.InFlightFunc for this queue.
-func (q *Queue[T]) sampleInFlight() (unfinished, longest float64) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	now := q.clock.Now()
-	for _, at := range q.startedAt {
-		age := now.Sub(at).Seconds()
-		unfinished += age
-		longest = max(longest, age)
-	}
-	return unfinished, longest
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // step is one operation of a table test. Gets never block: they run with a
@@ -34,7 +36,11 @@ func runStepsOn(t *testing.T, q *Queue[string], steps []step) {
 		where := fmt.Sprintf("step %d (%s %q)", i, s.op, s.item)
 		switch s.op {
 		case "add":
-			q.Add(s.item)
+			if s.wantErr == errPriority {
+				q.AddWithOptions(s.item, AddOptions{Priority: s.n})
+			} else {
+				q.Add(s.item)
+			}
 		case "done":
 			q.Done(s.item)
 		case "shutdown":
@@ -336,4 +342,77 @@ func TestTableMemoryIsReleasedAfterBurstDrains(t *testing.T) {
 	if q.items.entries != nil || q.items.free != nil {
 		t.Fatalf("arena kept after the burst drained: %d entries, %d free", len(q.items.entries), len(q.items.free))
 	}
+}
+
+// addAt is an add at priority p.
+func addAt(item string, p int) step { return step{op: "add", item: item, n: p, wantErr: errPriority} }
+
+// errPriority marks an add step that carries a priority in n.
+var errPriority = errors.New("priority")
+
+func TestQueuePriorities(t *testing.T) {
+	const low, high = PriorityLow, 5
+	empty := getErr(context.Canceled)
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"HigherPriorityFirstThenFIFO", []step{
+			addAt("l1", low), add("n1"), addAt("l2", low), addAt("h1", high), add("n2"),
+			get("h1"), get("n1"), get("n2"), get("l1"), get("l2"), empty,
+		}},
+		{"RaiseMovesBehindItemsAtNewPriority", []step{
+			addAt("l1", low), addAt("l2", low), add("n1"), add("l2"), length(3),
+			get("n1"), get("l2"), get("l1"), empty,
+		}},
+		{"LowerOrEqualAddChangesNothing", []step{
+			add("a"), add("b"), addAt("a", low), add("a"), length(2),
+			get("a"), get("b"), empty,
+		}},
+		{"RaisedTwiceLeavesNoTrace", []step{
+			addAt("a", low), addAt("b", low), add("a"), addAt("a", high), add("b"),
+			get("a"), get("b"), empty, length(0),
+			addAt("c", low), get("c"), empty,
+		}},
+		{"ItemAddedWhileHeldRejoinsAtThatAddsPriority", []step{
+			add("a"), get("a"), addAt("a", low), add("b"), done("a"),
+			get("b"), get("a"), empty,
+		}},
+		{"ItemAddedWhileHeldIsRaisedByLaterAdd", []step{
+			addAt("a", low), get("a"), addAt("a", low), add("a"), add("b"), done("a"),
+			get("b"), get("a"), empty,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { runSteps(t, tt.steps) })
+	}
+}
+
+func TestRetriesKeepTheirPriority(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := New(Options[string]{RateLimiter: NewExponential[string](ExponentialOptions{Base: time.Second})})
+		defer q.ShutDown()
+		q.AddWithOptions("initial", AddOptions{Priority: PriorityLow})
+		q.AddWithOptions("other", AddOptions{Priority: PriorityLow})
+		if got := getNow(q); got != "initial" {
+			t.Fatalf("got %q", got)
+		}
+		q.AddRateLimited("initial") // fails: retried at its own priority
+		q.Done("initial")
+		q.AddWithOptions("late", AddOptions{Priority: PriorityLow})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		// "initial" is back behind "other", at low priority, not ahead
+		// of it at normal.
+		if got := []string{getNow(q), getNow(q), getNow(q)}; !slices.Equal(got, []string{"other", "late", "initial"}) {
+			t.Fatalf("handed out %v", got)
+		}
+		q.AddAfter("new", time.Second) // not held: normal
+		time.Sleep(time.Second)
+		synctest.Wait()
+		q.AddWithOptions("low", AddOptions{Priority: PriorityLow})
+		if got := getNow(q); got != "new" {
+			t.Fatalf("got %q, want new", got)
+		}
+	})
 }

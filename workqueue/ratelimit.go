@@ -21,7 +21,8 @@ type RateLimiter[T comparable] interface {
 }
 
 // AddRateLimited adds item after the delay the queue's rate limiter gives it,
-// and counts a retry.
+// keeping the item's priority as AddAfter does (so a retry of an item a
+// worker got at PriorityLow stays low), and counts a retry.
 func (q *Queue[T]) AddRateLimited(item T) {
 	q.m.Retries.Inc()
 	q.AddAfter(item, q.limiter.When(item))

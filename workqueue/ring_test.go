@@ -97,3 +97,45 @@ func TestRingRemove(t *testing.T) {
 		})
 	}
 }
+
+// TestRingPositionsSurviveResize keeps the position of every pushed item
+// and overwrites some in place while the ring grows, wraps and shrinks:
+// set must always reach the item it was given.
+func TestRingPositionsSurviveResize(t *testing.T) {
+	var r ring[int]
+	pos := map[int]uint32{} // item -> position, for items in the ring
+	var order []int         // items in the ring, oldest first
+	next := 0
+	for round := range 300 {
+		pushes, pops := 40, 10
+		if round >= 150 {
+			pushes, pops = 10, 40 // drain, so the ring shrinks
+		}
+		for range pushes {
+			pos[next] = r.push(next)
+			order = append(order, next)
+			next++
+		}
+		// Overwrite every third item with its negation, by position.
+		for i, item := range order {
+			if i%3 == 0 && item >= 0 {
+				r.set(pos[item], -item-1)
+				delete(pos, item)
+				order[i] = -item - 1
+			}
+		}
+		for range min(pops, len(order)) {
+			if got := r.pop(); got != order[0] {
+				t.Fatalf("round %d: pop = %d, want %d", round, got, order[0])
+			}
+			delete(pos, order[0])
+			order = order[1:]
+		}
+	}
+	if got := drain(&r); !slices.Equal(got, order) {
+		t.Fatalf("drained %v, want %v", got, order)
+	}
+	if len(r.buf) > shrinkMin {
+		t.Fatalf("capacity %d after draining, want at most %d", len(r.buf), shrinkMin)
+	}
+}

@@ -28,12 +28,29 @@ type table[T comparable] struct {
 	slots []int32
 	// n counts live entries.
 	n int
+	// times, parallel to entries, holds each entry's timings when the
+	// queue reports metrics (timed); nil otherwise.
+	times []entryTimes
+	timed bool
+}
+
+// entryTimes are the moments, as offsets from Queue.epoch on the queue's
+// clock plus 1ns, that an item started waiting (added) and that a worker
+// took it (started). Zero means "not now".
+type entryTimes struct {
+	added, started int64
 }
 
 // entry is one tracked item.
 type entry[T any] struct {
-	item  T
-	hash  uint64
+	item T
+	hash uint64
+	// priority is, by state: the priority of the ready line the item waits
+	// in; the priority it was handed out at; the highest priority it was
+	// added at again since, which it rejoins a line at after Done.
+	priority int
+	// pos is the item's position in its ready line's ring while ready.
+	pos   uint32
 	state entryState
 }
 
@@ -41,12 +58,15 @@ type entry[T any] struct {
 type entryState uint8
 
 const (
-	// stateReady: waiting in the ready line.
-	stateReady entryState = iota
+	// stateFree: the arena slot holds no item (the zero value, so that a
+	// removed entry reads as free).
+	stateFree entryState = iota
+	// stateReady: waiting in the ready line of its priority.
+	stateReady
 	// stateHeld: a worker holds the item.
 	stateHeld
 	// stateHeldReadded: a worker holds the item and it was added again;
-	// it goes back to the ready line at Done.
+	// it joins the ready line of its priority at Done.
 	stateHeldReadded
 )
 
@@ -80,7 +100,7 @@ func (t *table[T]) find(item T, h uint64) int32 {
 // insert tracks item, which must not be tracked yet, in state, and returns
 // its arena index. It may move the arena: do not keep entry pointers across
 // it.
-func (t *table[T]) insert(item T, h uint64, state entryState) int32 {
+func (t *table[T]) insert(item T, h uint64, state entryState, priority int) int32 {
 	if 2*(t.n+1) > len(t.slots) {
 		t.resize(max(16, 2*len(t.slots)))
 	}
@@ -91,8 +111,11 @@ func (t *table[T]) insert(item T, h uint64, state entryState) int32 {
 	} else {
 		idx = int32(len(t.entries))
 		t.entries = append(t.entries, entry[T]{})
+		if t.timed {
+			t.times = append(t.times, entryTimes{})
+		}
 	}
-	t.entries[idx] = entry[T]{item: item, hash: h, state: state}
+	t.entries[idx] = entry[T]{item: item, hash: h, state: state, priority: priority}
 	t.place(idx)
 	t.n++
 	return idx
@@ -126,11 +149,14 @@ func (t *table[T]) remove(idx int32) {
 	}
 	t.slots[i] = 0
 	t.entries[idx] = entry[T]{} // drop the item for the garbage collector
+	if t.timed {
+		t.times[idx] = entryTimes{}
+	}
 	t.free = append(t.free, idx)
 	t.n--
 	switch {
 	case t.n == 0 && len(t.entries) > tableShrinkMin:
-		t.entries, t.free, t.slots = nil, nil, nil
+		t.entries, t.free, t.slots, t.times = nil, nil, nil, nil
 	case len(t.slots) > tableShrinkMin && 8*t.n < len(t.slots):
 		t.resize(len(t.slots) / 2)
 	}

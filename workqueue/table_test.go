@@ -25,7 +25,7 @@ func TestTableMatchesMap(t *testing.T) {
 			idx, ok := want[k]
 			switch {
 			case !ok && len(want) <= target:
-				idx = tb.insert(k, h, stateReady)
+				idx = tb.insert(k, h, stateReady, 0)
 				want[k] = idx
 			case ok && (len(want) > target || rng.IntN(2) == 0):
 				tb.remove(idx)

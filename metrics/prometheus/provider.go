@@ -98,8 +98,8 @@ func (p *Provider) NewHandlerMetrics(informer, handler string) metrics.HandlerMe
 }
 
 // NewWorkqueueMetrics implements metrics.WorkqueueProvider.
-func (p *Provider) NewWorkqueueMetrics(name string, inFlight metrics.InFlightFunc) metrics.WorkqueueMetrics {
-	return p.workqueue.metrics(name, inFlight)
+func (p *Provider) NewWorkqueueMetrics(name string, sample metrics.WorkqueueSampler) metrics.WorkqueueMetrics {
+	return p.workqueue.metrics(name, sample)
 }
 
 // NewShardMetrics implements metrics.ShardProvider.

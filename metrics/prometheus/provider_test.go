@@ -26,9 +26,23 @@ func instruments(v reflect.Value, prefix string, out map[string]reflect.Value) {
 			instruments(f, prefix+sf.Name+".", out)
 		case reflect.Interface:
 			out[prefix+sf.Name] = f
-		case reflect.Func: // an instrument by label, such as CheckpointMetrics.Refused
-			if !f.IsNil() && f.Type().NumIn() == 1 && f.Type().In(0).Kind() == reflect.String && f.Type().NumOut() == 1 {
-				out[prefix+sf.Name] = f.Call([]reflect.Value{reflect.ValueOf("corrupt")})[0]
+		case reflect.Func: // instruments by label, such as CheckpointMetrics.Refused or WorkqueueMetrics.Priority
+			if f.IsNil() || f.Type().NumIn() != 1 || f.Type().NumOut() != 1 {
+				continue
+			}
+			var got reflect.Value
+			switch f.Type().In(0).Kind() {
+			case reflect.String:
+				got = f.Call([]reflect.Value{reflect.ValueOf("corrupt")})[0]
+			case reflect.Int:
+				got = f.Call([]reflect.Value{reflect.ValueOf(-100)})[0]
+			default:
+				continue
+			}
+			if got.Kind() == reflect.Struct {
+				instruments(got, prefix+sf.Name+".", out)
+			} else {
+				out[prefix+sf.Name] = got
 			}
 		}
 	}
@@ -52,6 +66,7 @@ var vocabulary = []string{
 	"k_workqueue_depth", "k_workqueue_adds_total", "k_workqueue_queue_duration_seconds",
 	"k_workqueue_work_duration_seconds", "k_workqueue_retries_total",
 	"k_workqueue_unfinished_work_seconds", "k_workqueue_longest_running_processor_seconds",
+	"k_workqueue_oldest_waiting_seconds",
 	"k_shard_server_side", "k_shard_dropped_total", "k_shard_members", "k_shard_ranges_owned",
 	"k_shard_objects_owned", "k_shard_handoffs_total", "k_shard_convergence_seconds",
 }
@@ -71,9 +86,11 @@ func TestProviderImplementsEveryInstrument(t *testing.T) {
 		"ReflectorMetrics": p.NewReflectorMetrics("r"),
 		"InformerMetrics":  p.NewInformerMetrics("i"),
 		"HandlerMetrics":   p.NewHandlerMetrics("i", "h"),
-		"WorkqueueMetrics": p.NewWorkqueueMetrics("q", func() (float64, float64) { return 3, 2 }),
-		"ShardMetrics":     p.NewShardMetrics("s"),
-		"ReplicaMetrics":   p.NewReplicaMetrics("g"),
+		"WorkqueueMetrics": p.NewWorkqueueMetrics("q", func() metrics.WorkqueueSample {
+			return metrics.WorkqueueSample{Unfinished: 3, Longest: 2, Oldest: []metrics.PriorityAge{{Priority: 0, Seconds: 1}}}
+		}),
+		"ShardMetrics":   p.NewShardMetrics("s"),
+		"ReplicaMetrics": p.NewReplicaMetrics("g"),
 	}
 	moved := map[string]string{} // series → the instrument that moved it
 	seen := map[string]bool{}    // metric names

@@ -2,6 +2,7 @@ package prometheus
 
 import (
 	"maps"
+	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,77 +11,89 @@ import (
 )
 
 // workqueueVecs are the vectors behind metrics.WorkqueueMetrics, labelled
-// by queue name, and the collector of the in-flight gauges.
+// by queue name (and priority), and the collector of the sampled gauges.
 //
-// The in-flight gauges (unfinished_work_seconds and
-// longest_running_processor_seconds) are sampled from the queue at scrape
-// time, so they need no goroutine and are never stale. A reference to each
-// queue's sampler is kept for as long as the provider lives; for queues
-// that share a name the most recently created one wins.
+// The sampled gauges (unfinished_work_seconds,
+// longest_running_processor_seconds and oldest_waiting_seconds) are read
+// from the queue at scrape time, so they need no goroutine and are never
+// stale. A reference to each queue's sampler is kept for as long as the
+// provider lives; for queues that share a name the most recently created
+// one wins.
 type workqueueVecs struct {
 	depth          *prometheus.GaugeVec
 	adds, retries  *prometheus.CounterVec
 	latency, work  *prometheus.HistogramVec
 	unfinishedDesc *prometheus.Desc
 	longestDesc    *prometheus.Desc
+	oldestDesc     *prometheus.Desc
 
-	// mu guards inFlight.
+	// mu guards samplers.
 	mu sync.Mutex
-	// inFlight maps a queue name to the sampler of its in-flight work, read
-	// at every scrape.
-	inFlight map[string]metrics.InFlightFunc
+	// samplers maps a queue name to its sampler, read at every scrape.
+	samplers map[string]metrics.WorkqueueSampler
 }
 
 func newWorkqueueVecs(b *builder) *workqueueVecs {
 	b.sub = "workqueue"
 	v := &workqueueVecs{
-		depth:   b.gauge("depth", "Current number of items waiting in the work queue.", "name"),
+		depth:   b.gauge("depth", "Current number of items waiting in the work queue, by priority.", "name", "priority"),
 		adds:    b.counter("adds_total", "Total number of adds that made an item wait in the work queue.", "name"),
-		latency: b.histogram("queue_duration_seconds", "How long, in seconds, an item waits in the work queue before a worker takes it.", b.durations, "name"),
+		latency: b.histogram("queue_duration_seconds", "How long, in seconds, an item waits in the work queue before a worker takes it, by the priority it was taken at.", b.durations, "name", "priority"),
 		work:    b.histogram("work_duration_seconds", "How long, in seconds, a worker holds an item.", b.durations, "name"),
 		retries: b.counter("retries_total", "Total number of rate-limited adds to the work queue.", "name"),
 		unfinishedDesc: prometheus.NewDesc(prometheus.BuildFQName(b.ns, b.sub, "unfinished_work_seconds"),
 			"Sum of the running times, in seconds, of the items workers hold now.", []string{"name"}, nil),
 		longestDesc: prometheus.NewDesc(prometheus.BuildFQName(b.ns, b.sub, "longest_running_processor_seconds"),
 			"Running time, in seconds, of the item a worker has held the longest.", []string{"name"}, nil),
-		inFlight: make(map[string]metrics.InFlightFunc),
+		oldestDesc: prometheus.NewDesc(prometheus.BuildFQName(b.ns, b.sub, "oldest_waiting_seconds"),
+			"Age, in seconds, of the item waiting longest in the work queue at each priority (0 if none waits).", []string{"name", "priority"}, nil),
+		samplers: make(map[string]metrics.WorkqueueSampler),
 	}
-	b.add(inFlightCollector{v})
+	b.add(sampledCollector{v})
 	return v
 }
 
-func (v *workqueueVecs) metrics(name string, inFlight metrics.InFlightFunc) metrics.WorkqueueMetrics {
-	if inFlight != nil {
+func (v *workqueueVecs) metrics(name string, sample metrics.WorkqueueSampler) metrics.WorkqueueMetrics {
+	if sample != nil {
 		v.mu.Lock()
-		v.inFlight[name] = inFlight
+		v.samplers[name] = sample
 		v.mu.Unlock()
 	}
 	return metrics.WorkqueueMetrics{
-		Depth:        v.depth.WithLabelValues(name),
 		Adds:         v.adds.WithLabelValues(name),
-		QueueLatency: v.latency.WithLabelValues(name),
 		WorkDuration: v.work.WithLabelValues(name),
 		Retries:      v.retries.WithLabelValues(name),
+		Priority: func(p int) metrics.WorkqueuePriorityMetrics {
+			prio := strconv.Itoa(p)
+			return metrics.WorkqueuePriorityMetrics{
+				Depth:        v.depth.WithLabelValues(name, prio),
+				QueueLatency: v.latency.WithLabelValues(name, prio),
+			}
+		},
 	}
 }
 
-// inFlightCollector reports the two in-flight gauges of every queue,
-// sampling each queue when scraped.
-type inFlightCollector struct{ v *workqueueVecs }
+// sampledCollector reports the sampled gauges of every queue, sampling
+// each queue when scraped.
+type sampledCollector struct{ v *workqueueVecs }
 
-func (c inFlightCollector) Describe(ch chan<- *prometheus.Desc) {
+func (c sampledCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.v.unfinishedDesc
 	ch <- c.v.longestDesc
+	ch <- c.v.oldestDesc
 }
 
-func (c inFlightCollector) Collect(ch chan<- prometheus.Metric) {
+func (c sampledCollector) Collect(ch chan<- prometheus.Metric) {
 	c.v.mu.Lock()
-	samplers := maps.Clone(c.v.inFlight)
+	samplers := maps.Clone(c.v.samplers)
 	c.v.mu.Unlock()
 	// Sample outside mu: a sampler takes its queue's lock.
 	for name, f := range samplers {
-		unfinished, longest := f()
-		ch <- prometheus.MustNewConstMetric(c.v.unfinishedDesc, prometheus.GaugeValue, unfinished, name)
-		ch <- prometheus.MustNewConstMetric(c.v.longestDesc, prometheus.GaugeValue, longest, name)
+		s := f()
+		ch <- prometheus.MustNewConstMetric(c.v.unfinishedDesc, prometheus.GaugeValue, s.Unfinished, name)
+		ch <- prometheus.MustNewConstMetric(c.v.longestDesc, prometheus.GaugeValue, s.Longest, name)
+		for _, o := range s.Oldest {
+			ch <- prometheus.MustNewConstMetric(c.v.oldestDesc, prometheus.GaugeValue, o.Seconds, name, strconv.Itoa(o.Priority))
+		}
 	}
 }

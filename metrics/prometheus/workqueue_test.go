@@ -25,6 +25,7 @@ func TestProviderReportsWorkqueue(t *testing.T) {
 		q.Add("a")
 		q.Add("b")
 		q.Add("b")
+		q.AddWithOptions("l", workqueue.AddOptions{Priority: workqueue.PriorityLow})
 		if _, err := q.Get(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -32,19 +33,27 @@ func TestProviderReportsWorkqueue(t *testing.T) {
 		q.AddRateLimited("c")
 
 		got := series(t, reg)
-		const pods = `{name="pods"}`
+		const (
+			pods   = `{name="pods"}`
+			normal = `{name="pods",priority="0"}`
+			low    = `{name="pods",priority="-100"}`
+		)
 		want := map[string]float64{
-			"workqueue_depth":                             1,
-			"workqueue_adds_total":                        2,
-			"workqueue_queue_duration_seconds":            1, // one observation
-			"workqueue_work_duration_seconds":             0,
-			"workqueue_retries_total":                     1,
-			"workqueue_unfinished_work_seconds":           2,
-			"workqueue_longest_running_processor_seconds": 2,
+			"workqueue_depth" + normal:                           1,
+			"workqueue_depth" + low:                              1,
+			"workqueue_adds_total" + pods:                        3,
+			"workqueue_queue_duration_seconds" + normal:          1, // one observation
+			"workqueue_queue_duration_seconds" + low:             0,
+			"workqueue_work_duration_seconds" + pods:             0,
+			"workqueue_retries_total" + pods:                     1,
+			"workqueue_unfinished_work_seconds" + pods:           2,
+			"workqueue_longest_running_processor_seconds" + pods: 2,
+			"workqueue_oldest_waiting_seconds" + normal:          2,
+			"workqueue_oldest_waiting_seconds" + low:             2,
 		}
-		for name, w := range want {
-			if g, ok := got[name+pods]; !ok || g != w {
-				t.Errorf("%s = %v (present %v), want %v", name, g, ok, w)
+		for id, w := range want {
+			if g, ok := got[id]; !ok || g != w {
+				t.Errorf("%s = %v (present %v), want %v", id, g, ok, w)
 			}
 		}
 		q.Done("a")

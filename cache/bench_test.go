@@ -70,7 +70,7 @@ func BenchmarkIndexerAdd(b *testing.B) {
 func BenchmarkIndexerUpdate(b *testing.B) {
 	versions := [2][]*corev1.Pod{benchPods(100_000), benchPods(100_000)}
 	s := benchIndexer()
-	if err := s.Replace(versions[0], "1"); err != nil {
+	if err := s.Replace(versions[0]); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -89,7 +89,7 @@ func BenchmarkIndexerUpdate(b *testing.B) {
 func BenchmarkIndexerResync(b *testing.B) {
 	pods := benchPods(100_000)
 	s := benchIndexer()
-	if err := s.Replace(pods, "1"); err != nil {
+	if err := s.Replace(pods); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -107,7 +107,7 @@ func BenchmarkIndexerResync(b *testing.B) {
 func BenchmarkIndexerDeleteAdd(b *testing.B) {
 	pods := benchPods(100_000)
 	s := benchIndexer()
-	if err := s.Replace(pods, "1"); err != nil {
+	if err := s.Replace(pods); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -131,7 +131,7 @@ func BenchmarkIndexerReplace10k(b *testing.B) {
 	s := benchIndexer()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.Replace(pods, "1"); err != nil {
+		if err := s.Replace(pods); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -141,7 +141,7 @@ func BenchmarkIndexerReplace10k(b *testing.B) {
 // a 100k indexer.
 func BenchmarkIndexerByIndex100k(b *testing.B) {
 	s := benchIndexer()
-	if err := s.Replace(benchPods(100_000), "1"); err != nil {
+	if err := s.Replace(benchPods(100_000)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -159,7 +159,7 @@ func BenchmarkIndexerByIndex100k(b *testing.B) {
 // (1,000 objects) in a 100k indexer.
 func BenchmarkIndexerIndexKeysNamespace100k(b *testing.B) {
 	s := benchIndexer()
-	if err := s.Replace(benchPods(100_000), "1"); err != nil {
+	if err := s.Replace(benchPods(100_000)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -181,7 +181,7 @@ func BenchmarkIndexerGetByKey100k(b *testing.B) {
 		keys[i], _ = MetaNamespaceKey(p)
 	}
 	s := benchIndexer()
-	if err := s.Replace(pods, "1"); err != nil {
+	if err := s.Replace(pods); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
@@ -263,7 +263,7 @@ func BenchmarkDeltaFIFOAdd(b *testing.B) {
 func BenchmarkDeltaFIFOReplace10k(b *testing.B) {
 	pods := benchPods(10_000)
 	known := benchIndexer()
-	if err := known.Replace(pods, "1"); err != nil {
+	if err := known.Replace(pods); err != nil {
 		b.Fatal(err)
 	}
 	f := NewDeltaFIFO(DeltaFIFOOptions[*corev1.Pod]{KnownObjects: known})
@@ -288,7 +288,7 @@ func benchNamespaceNameGetter(b *testing.B, n int) ([]*corev1.Pod, interface {
 }) {
 	pods := benchPods(n)
 	s := benchIndexer()
-	if err := s.Replace(pods, "1"); err != nil {
+	if err := s.Replace(pods); err != nil {
 		b.Fatal(err)
 	}
 	return pods, s

@@ -82,6 +82,12 @@ type DeltaFIFOOptions[T Object] struct {
 // the general way. Once a backlog of more than 1,024 keys has drained,
 // the queue reallocates its map and key queue, since Go maps never shrink.
 //
+// Versions. Every write carries the resource version the source is at
+// after it (see Writer), and the queue records it with what it queues: a
+// Mark of the position and the version. Reached is the newest mark all of
+// whose entries have been popped and processed, so "the consumer's state
+// reflects version V" is read off the queue, not rebuilt from counters.
+//
 // Objects in deltas are shared; they must not be mutated. The zero
 // DeltaFIFO is not usable: create one with NewDeltaFIFO. HasSynced, Close
 // and IsClosed are documented on the queue state it embeds.
@@ -110,27 +116,36 @@ type DeltaFIFO[T Object] struct {
 	// queue are empty: every write first moves them there (spillLocked);
 	// Pop and the reads use them in place. bulkIndex finds a key among
 	// bulkKeys; bulkInitial marks the entries initial.
+	// bulkSeq is the seq of bulkKeys[0]; the others follow in order.
 	bulkKeys    []string
 	bulkDeltas  []Delta[T]
 	bulkNext    int
 	bulkIndex   keyindex.Index
 	bulkInitial bool
+	bulkSeq     uint64
 	// While a Pop processes (queueState.popping), inflight holds the
-	// deltas it popped under inflightKey.
+	// deltas it popped under inflightKey, from the entry inflightSeq.
 	inflightKey string
 	inflight    Deltas[T]
-	// enqueued counts the entries ever queued (a key entering the queue,
-	// bulk entries included), processed those popped and processed; both
-	// are written under mu and read without it (Enqueued, Processed).
-	enqueued, processed atomic.Uint64
+	inflightSeq uint64
+	// versions holds the marks of the writes (watermark.go).
+	versions watermarks
 	// relisting is set while a relist session is open (BeginRelist).
 	relisting atomic.Bool
 }
 
+var _ Writer[Object] = (*DeltaFIFO[Object])(nil)
+
 type fifoEntry[T Object] struct {
 	deltas Deltas[T]
+	// seq numbers the entry: entries are numbered from 1 as they enter
+	// the queue, and one re-queued keeps its number (see requeued).
+	seq uint64
 	// initial marks an entry queued by the first Replace.
 	initial bool
+	// requeued marks an entry put back by finishPop: its seq may be below
+	// that of entries queued ahead of it (watermarks.requeued counts them).
+	requeued bool
 }
 
 // NewDeltaFIFO returns an empty, open DeltaFIFO.
@@ -198,31 +213,43 @@ func (f *DeltaFIFO[T]) transformed(obj T) (T, error) {
 }
 
 // Add queues an Added delta for obj.
-func (f *DeltaFIFO[T]) Add(obj T) error { return f.write("add", Added, obj) }
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.write("add", Added, obj, true) }
 
 // Update queues an Updated delta for obj.
-func (f *DeltaFIFO[T]) Update(obj T) error { return f.write("update", Updated, obj) }
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.write("update", Updated, obj, true) }
 
 // Delete queues a Deleted delta for obj, unless obj's key is neither
 // queued, being processed, nor in KnownObjects: then the deletion was
 // already reported and Delete does nothing.
-func (f *DeltaFIFO[T]) Delete(obj T) error { return f.write("delete", Deleted, obj) }
+func (f *DeltaFIFO[T]) Delete(obj T) error { return f.write("delete", Deleted, obj, true) }
 
-func (f *DeltaFIFO[T]) write(op string, t DeltaType, obj T) error {
-	obj, key, err := f.prepare(obj)
-	if err != nil {
-		return fmt.Errorf("cache: %s: %w", op, err)
+// write queues a delta of type t for obj and, when mark is set, marks the
+// queue with obj's resource version (read before Transform). An object
+// the queue cannot take is not queued, but its version is marked all the
+// same: the source will not send that change again, so the consumer is as
+// far as it will ever get with it once what came before is processed.
+func (f *DeltaFIFO[T]) write(op string, t DeltaType, obj T, mark bool) error {
+	rv := ""
+	if mark && !isNil(obj) {
+		rv = obj.GetResourceVersion()
 	}
+	obj, key, err := f.prepare(obj)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err != nil {
+		if !f.closed {
+			f.markLocked(rv)
+		}
+		return fmt.Errorf("cache: %s: %w", op, err)
+	}
 	if err := f.writableLocked(op); err != nil {
 		return err
 	}
 	f.spillLocked()
-	if t == Deleted && !f.existsLocked(key) {
-		return nil
+	if t != Deleted || f.existsLocked(key) {
+		f.queueLocked(key, Delta[T]{Type: t, Object: obj})
 	}
-	f.queueLocked(key, Delta[T]{Type: t, Object: obj})
+	f.markLocked(rv)
 	return nil
 }
 
@@ -247,10 +274,12 @@ func (f *DeltaFIFO[T]) existsLocked(key string) bool {
 func (f *DeltaFIFO[T]) queueLocked(key string, d Delta[T]) {
 	e, queued := f.items[key]
 	e.deltas = appendDelta(e.deltas, d)
+	if !queued {
+		e.seq = f.versions.next()
+	}
 	f.items[key] = e
 	if !queued {
 		f.queue.push(key)
-		f.enqueued.Add(1)
 		f.grown = max(f.grown, len(f.items))
 		f.signalLocked()
 	}
@@ -277,7 +306,9 @@ func (f *DeltaFIFO[T]) releaseIfDrainedLocked() {
 // item, then a Deleted delta with StateUnknown for every known key missing
 // from items (see the type's rules). If this is the first write to the
 // queue, HasSynced turns true once every key it queued has been popped and
-// processed. resourceVersion is not used by the queue.
+// processed. The queue reaches resourceVersion (Reached) once every entry
+// queued up to the end of Replace, the inferred deletions included, has
+// been processed.
 //
 // An item that cannot be queued (nil, rejected by Transform, or whose key
 // cannot be computed) is skipped, as if it were not in the list, and every
@@ -287,7 +318,6 @@ func (f *DeltaFIFO[T]) releaseIfDrainedLocked() {
 // error, not retry. On a closed queue it returns an error matching
 // ErrClosed and changes nothing.
 func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
-	_ = resourceVersion
 	objs, keys, skipped := f.prepareList(items)
 
 	f.mu.Lock()
@@ -296,6 +326,7 @@ func (f *DeltaFIFO[T]) Replace(items []T, resourceVersion string) error {
 		return fmt.Errorf("cache: replace: %w", ErrClosed)
 	}
 	f.replaceLocked(keys, objs)
+	f.markLocked(resourceVersion)
 	if len(skipped) > 0 {
 		return fmt.Errorf("cache: replace: %w", &SkippedError{Errs: skipped, Total: len(items)})
 	}
@@ -435,9 +466,12 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, deltas 
 		key = f.queue.pop()
 		e = f.items[key]
 		delete(f.items, key)
+		if e.requeued {
+			f.versions.requeued--
+		}
 		f.releaseIfDrainedLocked()
 	}
-	f.inflightKey, f.inflight = key, e.deltas
+	f.inflightKey, f.inflight, f.inflightSeq = key, e.deltas, e.seq
 	f.mu.Unlock()
 
 	var err error
@@ -452,7 +486,7 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, deltas 
 func (f *DeltaFIFO[T]) finishPop(key string, e fifoEntry[T], err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.inflightKey, f.inflight = "", nil
+	f.inflightKey, f.inflight, f.inflightSeq = "", nil, 0
 	if err != nil && errors.Is(err, ErrRequeue) {
 		f.spillLocked()
 		// Copy: the caller of Pop owns e.deltas from now on.
@@ -461,35 +495,21 @@ func (f *DeltaFIFO[T]) finishPop(key string, e fifoEntry[T], err error) {
 		for _, d := range cur.deltas {
 			merged = appendDelta(merged, d)
 		}
-		f.items[key] = fifoEntry[T]{deltas: merged, initial: e.initial || cur.initial}
+		// The entry keeps its seq, the older one: the versions marked
+		// after it are not reached before its deltas are processed.
+		if !cur.requeued {
+			f.versions.requeued++
+		}
+		f.items[key] = fifoEntry[T]{deltas: merged, seq: e.seq, initial: e.initial || cur.initial, requeued: true}
 		if !queued {
 			f.queue.push(key)
-			f.enqueued.Add(1)
 		}
-		f.processed.Add(1) // the popped entry: its deltas are in another now
-	} else {
-		f.processed.Add(1)
-		if e.initial {
-			f.initialDoneLocked()
-		}
+	} else if e.initial {
+		f.initialDoneLocked()
 	}
 	f.endTurnLocked(f.queuedLocked() > 0)
+	f.advanceLocked()
 }
-
-// Enqueued returns how many entries (a key with the deltas that arrived
-// for it while queued) have ever been queued. Entries leave the queue in
-// the order they entered it, so once Processed has reached a value
-// Enqueued returned, every delta queued before that call has been popped
-// and processed: a barrier for "everything written so far is applied".
-// (An entry re-queued with ErrRequeue counts as processed, its deltas
-// moving to an entry queued later, so they alone can still be pending
-// then.) Safe for
-// concurrent use; it takes no lock.
-func (f *DeltaFIFO[T]) Enqueued() uint64 { return f.enqueued.Load() }
-
-// Processed returns how many entries Pop has taken and processed (see
-// Enqueued). Safe for concurrent use; it takes no lock.
-func (f *DeltaFIFO[T]) Processed() uint64 { return f.processed.Load() }
 
 // Len returns the number of queued keys (not counting one being
 // processed).

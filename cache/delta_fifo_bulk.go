@@ -33,7 +33,8 @@ func (f *DeltaFIFO[T]) replaceIntoEmptyLocked(keys []string, objs []T, first boo
 		deltas[i] = Delta[T]{Type: f.replaceType, Object: objs[i]}
 	}
 	f.bulkKeys, f.bulkDeltas, f.bulkNext, f.bulkIndex, f.bulkInitial = keys, deltas, 0, index, first
-	f.enqueued.Add(uint64(len(keys)))
+	f.bulkSeq = f.versions.next()
+	f.versions.seq += uint64(len(keys) - 1)
 	f.signalLocked()
 	return true
 }
@@ -43,7 +44,7 @@ func (f *DeltaFIFO[T]) replaceIntoEmptyLocked(keys []string, objs []T, first boo
 func (f *DeltaFIFO[T]) popBulkLocked() (string, fifoEntry[T]) {
 	i := f.bulkNext
 	key := f.bulkKeys[i]
-	e := fifoEntry[T]{deltas: f.bulkDeltas[i : i+1 : i+1], initial: f.bulkInitial}
+	e := fifoEntry[T]{deltas: f.bulkDeltas[i : i+1 : i+1], seq: f.bulkSeq + uint64(i), initial: f.bulkInitial}
 	f.bulkNext++
 	if f.bulkNext == len(f.bulkKeys) {
 		f.dropBulkLocked()
@@ -77,7 +78,7 @@ func (f *DeltaFIFO[T]) spillLocked() {
 	f.queue.reserve(n)
 	for i := f.bulkNext; i < len(f.bulkKeys); i++ {
 		key := f.bulkKeys[i]
-		f.items[key] = fifoEntry[T]{deltas: f.bulkDeltas[i : i+1 : i+1], initial: f.bulkInitial}
+		f.items[key] = fifoEntry[T]{deltas: f.bulkDeltas[i : i+1 : i+1], seq: f.bulkSeq + uint64(i), initial: f.bulkInitial}
 		f.queue.push(key)
 	}
 	f.grown = max(f.grown, len(f.items))

@@ -25,6 +25,14 @@
 // on an injectable clock; [UndeltaStore] pushes its whole content to a
 // function after every change.
 //
+// # Writers
+//
+// A reflector writes to a [Writer]: the source's changes with the resource
+// version each brings, whole lists (Replace) and lists applied as they
+// arrive ([RelistSession]), and bookmarks. A Store keeps no version; a
+// [StoreWriter] makes any Store a Writer that does, and [DeltaFIFO] is
+// one.
+//
 // # Queues
 //
 // [DeltaFIFO] records every change to an object as a [Delta] (Added,
@@ -33,7 +41,10 @@
 // [FIFO] keeps only the latest state of each object. Both serialize Pop,
 // honour context cancellation and Close, re-queue an item whose process
 // function returns an error wrapping [ErrRequeue], and report [HasSynced]
-// once the first relist has been processed.
+// once the first relist has been processed. A DeltaFIFO also records the
+// version with what it queues: [DeltaFIFO.Reached] is the [Mark] (position
+// and resource version) its consumer has reached, the one answer to
+// "which version does the consumer's state reflect".
 //
 // # Errors
 //

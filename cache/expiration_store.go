@@ -57,6 +57,8 @@ type stamped[T Object] struct {
 	stored time.Time
 }
 
+var _ Store[Object] = (*ExpirationStore[Object])(nil)
+
 // NewExpirationStore returns an empty ExpirationStore.
 func NewExpirationStore[T Object](opts ExpirationStoreOptions[T]) *ExpirationStore[T] {
 	s := &ExpirationStore[T]{
@@ -118,8 +120,7 @@ func (s *ExpirationStore[T]) Delete(obj T) error {
 
 // Replace swaps the content for items, all stamped with the current time.
 // If any item cannot be keyed, it returns the error and changes nothing.
-func (s *ExpirationStore[T]) Replace(items []T, resourceVersion string) error {
-	_ = resourceVersion
+func (s *ExpirationStore[T]) Replace(items []T) error {
 	now := s.clock.Now()
 	m := make(map[string]stamped[T], len(items))
 	for _, obj := range items {

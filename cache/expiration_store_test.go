@@ -55,7 +55,7 @@ func TestExpirationStorePolicyAndReplace(t *testing.T) {
 	s := NewExpirationStore(ExpirationStoreOptions[*obj]{Clock: clk, Policy: func(o *obj, stored, now time.Time) bool {
 		return o.rv == "short" && now.Sub(stored) > time.Second
 	}})
-	if err := s.Replace([]*obj{newObj("ns", "a", "short"), newObj("ns", "b", "long")}, "1"); err != nil {
+	if err := s.Replace([]*obj{newObj("ns", "a", "short"), newObj("ns", "b", "long")}); err != nil {
 		t.Fatal(err)
 	}
 	clk.SetTime(clk.Now().Add(time.Hour))
@@ -63,7 +63,7 @@ func TestExpirationStorePolicyAndReplace(t *testing.T) {
 		t.Fatalf("ListKeys = %v, want [ns/b]", got)
 	}
 	var nilObj *obj
-	if err := s.Replace([]*obj{newObj("ns", "c", "1"), nilObj}, "2"); !errors.Is(err, ErrInvalidObject) {
+	if err := s.Replace([]*obj{newObj("ns", "c", "1"), nilObj}); !errors.Is(err, ErrInvalidObject) {
 		t.Fatalf("Replace with nil: %v", err)
 	}
 	if err := s.Add(nilObj); !errors.Is(err, ErrInvalidObject) {

@@ -45,6 +45,8 @@ type fifoSlot struct {
 	seq uint64
 }
 
+var _ Store[Object] = (*FIFO[Object])(nil)
+
 // NewFIFO returns an empty, open FIFO.
 func NewFIFO[T Object](opts FIFOOptions[T]) *FIFO[T] {
 	f := &FIFO[T]{keyFunc: opts.KeyFunc, queueState: newQueueState(), items: make(map[string]fifoItem[T])}
@@ -137,9 +139,8 @@ func (f *FIFO[T]) compactLocked() {
 // repeated key keeps its first place and its last object). Every item is
 // keyed first: if any fails, Replace returns the error and the queue is
 // unchanged. If this is the first write, HasSynced turns true once every
-// item has been popped and processed. resourceVersion is not used.
-func (f *FIFO[T]) Replace(items []T, resourceVersion string) error {
-	_ = resourceVersion
+// item has been popped and processed.
+func (f *FIFO[T]) Replace(items []T) error {
 	keys := make([]string, len(items))
 	for i, obj := range items {
 		key, err := f.keyOf("replace", obj)

@@ -36,7 +36,7 @@ func TestFIFORules(t *testing.T) {
 			return errors.Join(f.Add(a1), f.Add(b1), f.Delete(a1), f.Add(a2))
 		}, []string{"ns/b@1", "ns/a@2"}},
 		{"replace swaps the content", func(f *FIFO[*obj]) error {
-			return errors.Join(f.Add(a1), f.Replace([]*obj{c1, b1}, "1"))
+			return errors.Join(f.Add(a1), f.Replace([]*obj{c1, b1}))
 		}, []string{"ns/c@1", "ns/b@1"}},
 		{"delete of an absent key does nothing", func(f *FIFO[*obj]) error { return f.Delete(a1) }, nil},
 	}
@@ -83,7 +83,7 @@ func TestFIFOHasSyncedAndRequeue(t *testing.T) {
 	if f.HasSynced() {
 		t.Fatal("HasSynced true before any write")
 	}
-	if err := f.Replace([]*obj{newObj("ns", "a", "1"), newObj("ns", "b", "1")}, "1"); err != nil {
+	if err := f.Replace([]*obj{newObj("ns", "a", "1"), newObj("ns", "b", "1")}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := f.Pop(context.Background(), func(o *obj, initial bool) error {
@@ -99,7 +99,7 @@ func TestFIFOHasSyncedAndRequeue(t *testing.T) {
 		t.Fatalf("after requeue ListKeys = %v, want [ns/b ns/a]", got)
 	}
 	// A second Replace keeps the pending initial key a, and drops b.
-	if err := f.Replace([]*obj{newObj("ns", "a", "2"), newObj("ns", "c", "1")}, "2"); err != nil {
+	if err := f.Replace([]*obj{newObj("ns", "a", "2"), newObj("ns", "c", "1")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Pop(context.Background(), func(*obj, bool) error { return nil }); err != nil {
@@ -129,7 +129,7 @@ func TestFIFOBadInputAndReads(t *testing.T) {
 	if err := f.Add(newObj("ns", "a", "1")); err != nil {
 		t.Fatal(err)
 	}
-	for _, err := range []error{f.Add(nilObj), f.Update(nilObj), f.Delete(nilObj), f.Replace([]*obj{nilObj}, "")} {
+	for _, err := range []error{f.Add(nilObj), f.Update(nilObj), f.Delete(nilObj), f.Replace([]*obj{nilObj})} {
 		if !errors.Is(err, ErrInvalidObject) {
 			t.Errorf("err = %v, want ErrInvalidObject", err)
 		}

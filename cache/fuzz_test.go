@@ -120,7 +120,7 @@ func FuzzIndexer(f *testing.F) {
 				delete(want, key)
 			case 3:
 				list := []*obj{o, mk(arg / 3), mk(arg / 5)}
-				if err := idx.Replace(list, ""); err != nil {
+				if err := idx.Replace(list); err != nil {
 					t.Fatal(err)
 				}
 				clear(want)

@@ -121,8 +121,7 @@ func (s *Indexer[T]) Delete(obj T) error {
 // ErrSkipped) that names each skipped item, as DeltaFIFO.Replace does. An
 // index function failing on any item fails the whole Replace, which then
 // changes nothing.
-func (s *Indexer[T]) Replace(items []T, resourceVersion string) error {
-	_ = resourceVersion
+func (s *Indexer[T]) Replace(items []T) error {
 	o := newObjects[T]()
 	var skipped []error
 	for i, obj := range items {

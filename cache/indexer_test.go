@@ -69,7 +69,7 @@ func TestStoreBasicOperations(t *testing.T) {
 	if err := s.Delete(newObj("ns", "zzz", "")); err != nil {
 		t.Fatalf("Delete of absent key: %v", err)
 	}
-	if err := s.Replace([]*obj{newObj("x", "c", "3")}, "10"); err != nil {
+	if err := s.Replace([]*obj{newObj("x", "c", "3")}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := names(s.List()), []string{"x/c@3"}; !slices.Equal(got, want) {
@@ -173,7 +173,7 @@ func TestIndexerDeleteAndReplaceMaintainIndexes(t *testing.T) {
 	if got := idx.ListIndexFuncValues("tag"); !slices.Equal(got, []string{"x"}) {
 		t.Errorf("after delete values = %v, want [x] (empty value y removed)", got)
 	}
-	if err := idx.Replace([]*obj{newObj("ns2", "c", "2", "z"), newObj("ns", "a", "2", "y")}, "5"); err != nil {
+	if err := idx.Replace([]*obj{newObj("ns2", "c", "2", "z"), newObj("ns", "a", "2", "y")}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := sorted(idx.ListIndexFuncValues("tag")), []string{"y", "z"}; !slices.Equal(got, want) {
@@ -260,7 +260,7 @@ func TestIndexerRejectsBadInputUnchanged(t *testing.T) {
 		{"wrong namespace", func(s *Indexer[*obj]) error { return s.Add(newObj("other", "c", "1")) }, ErrWrongNamespace},
 		{"index func fails on add", func(s *Indexer[*obj]) error { return s.Add(newObj("ns", "c", "1", "bad")) }, ErrIndexFunc},
 		{"index func fails on update", func(s *Indexer[*obj]) error { return s.Update(newObj("ns", "a", "2", "y", "bad")) }, ErrIndexFunc},
-		{"replace, index func fails", func(s *Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1", "bad")}, "") }, ErrIndexFunc},
+		{"replace, index func fails", func(s *Indexer[*obj]) error { return s.Replace([]*obj{newObj("ns", "z", "1", "bad")}) }, ErrIndexFunc},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,7 +301,7 @@ func TestIndexerReplaceSkipsItemsItCannotStore(t *testing.T) {
 		return MetaNamespaceKey(o)
 	}
 	s := NewIndexer(IndexerOptions[*obj]{KeyFunc: failingKey, Namespace: "ns", Indexers: Indexers[*obj]{"tag": tagIndex}})
-	err := s.Replace([]*obj{newObj("ns", "a", "1", "x"), nilObj, newObj("other", "b", "1"), newObj("ns", "fail", "1"), newObj("ns", "c", "1", "x")}, "")
+	err := s.Replace([]*obj{newObj("ns", "a", "1", "x"), nilObj, newObj("other", "b", "1"), newObj("ns", "fail", "1"), newObj("ns", "c", "1", "x")})
 	var skipped *SkippedError
 	if !errors.As(err, &skipped) || !errors.Is(err, ErrSkipped) {
 		t.Fatalf("err = %v, want a *SkippedError", err)

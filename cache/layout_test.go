@@ -68,7 +68,7 @@ func TestIndexerDefaultLayoutIsNestedWithVirtualNamespaceIndex(t *testing.T) {
 	if s.indices[s.pos["tag"]] == nil {
 		t.Error("tag index is virtual")
 	}
-	if err := idx.Replace([]*obj{newObj("a", "1", "2")}, ""); err != nil {
+	if err := idx.Replace([]*obj{newObj("a", "1", "2")}); err != nil {
 		t.Fatal(err)
 	}
 	if !s.items.isNested() || s.indices[s.pos[NamespaceIndex]] != nil {
@@ -282,7 +282,7 @@ func TestThreadSafeStoreMatchesMapOverRandomOperations(t *testing.T) {
 					key, o := mk()
 					items[key] = o
 				}
-				if err := s.Replace(maps.Clone(items), ""); err != nil {
+				if err := s.Replace(maps.Clone(items)); err != nil {
 					t.Fatal(err)
 				}
 				want = items
@@ -495,7 +495,7 @@ func TestLockFreeReadsDuringWritesReplacesAndFlattening(t *testing.T) {
 		o := newObj(fmt.Sprintf("ns%d", i%3), fmt.Sprintf("stable%d", i), "1")
 		stable[fmt.Sprintf("ns%d/stable%d", i%3, i)] = o
 	}
-	if err := s.Replace(maps.Clone(stable), ""); err != nil {
+	if err := s.Replace(maps.Clone(stable)); err != nil {
 		t.Fatal(err)
 	}
 	stableObjs := slices.Collect(maps.Values(stable))
@@ -540,7 +540,7 @@ func TestLockFreeReadsDuringWritesReplacesAndFlattening(t *testing.T) {
 				t.Fatal(err)
 			}
 		default: // nested again
-			if err := s.Replace(maps.Clone(stable), ""); err != nil {
+			if err := s.Replace(maps.Clone(stable)); err != nil {
 				t.Fatal(err)
 			}
 		}

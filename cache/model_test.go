@@ -21,11 +21,22 @@ import (
 // model (ListKeys, GetByKey) come after some steps and not others, so pops
 // happen both with and without reads in between: a read must not change
 // what a Pop hands out.
+//
+// The model also defines, on its own terms, the version the queue's
+// consumer has reached: every write (an Add, Update or Delete, a Replace,
+// a relist's pages, deletion and Finish, a Resync, a Bookmark) gets an id
+// in order, and every delta the id of the write that queued it; a write
+// is reached once no delta of it or of an earlier write is queued or in
+// flight, and the watermark is the version of the newest write reached
+// that has one. The queue's Reached must equal it after every step.
 
 type mdelta struct {
 	typ     DeltaType
 	obj     *obj
 	unknown bool
+	// wid is the id of the write that queued the delta (the older one's,
+	// when two deletions collapse).
+	wid int
 }
 
 type model struct {
@@ -37,18 +48,66 @@ type model struct {
 	infl     []mdelta
 	written  bool // any write happened
 	pending  int  // initial keys not yet processed
+	// rvs[id-1] is the version write id brought the source to ("" for
+	// none); wid is the id of the write under way.
+	rvs []string
+	wid int
+	// requeued holds the queued keys whose entry was put back by a Pop.
+	requeued map[string]bool
 }
 
 func newModel() *model {
-	return &model{q: map[string][]mdelta{}, initial: map[string]bool{}, known: map[string]*obj{}}
+	return &model{q: map[string][]mdelta{}, initial: map[string]bool{}, known: map[string]*obj{}, requeued: map[string]bool{}}
 }
 
 func (m *model) synced() bool { return m.written && m.pending == 0 }
 
+// begin starts write with version rv: the deltas pushed until the next
+// begin are its own.
+func (m *model) begin(rv string) {
+	m.rvs = append(m.rvs, rv)
+	m.wid = len(m.rvs)
+}
+
+// reached returns the model's watermark: the version of the newest write
+// with one all of whose deltas, and those of every earlier write, are
+// processed; and whether nothing at all is queued or in flight.
+func (m *model) reached() (rv string, drained bool) {
+	low := len(m.rvs) + 1
+	for _, ds := range m.q {
+		for _, d := range ds {
+			low = min(low, d.wid)
+		}
+	}
+	for _, d := range m.infl {
+		low = min(low, d.wid)
+	}
+	for id := low - 1; id > 0; id-- {
+		if m.rvs[id-1] != "" {
+			return m.rvs[id-1], low == len(m.rvs)+1
+		}
+	}
+	return "", low == len(m.rvs)+1
+}
+
+// writtenRV returns the version of the newest write with one.
+func (m *model) writtenRV() string {
+	for id := len(m.rvs); id > 0; id-- {
+		if m.rvs[id-1] != "" {
+			return m.rvs[id-1]
+		}
+	}
+	return ""
+}
+
 func (m *model) push(key string, d mdelta) {
+	if d.wid == 0 {
+		d.wid = m.wid
+	}
 	ds, queued := m.q[key]
 	if n := len(ds); n > 0 && d.typ == Deleted && ds[n-1].typ == Deleted {
 		if ds[n-1].unknown && !d.unknown {
+			d.wid = min(d.wid, ds[n-1].wid)
 			ds[n-1] = d
 		}
 	} else {
@@ -221,19 +280,28 @@ func (p *pipeline) step() error {
 		return p.beginRelist()
 	case op < 20:
 		o := p.randObj()
+		p.m.begin(o.rv)
 		p.m.write(Added, o)
 		err = p.f.Add(o)
 	case op < 40:
 		o := p.randObj()
+		p.m.begin(o.rv)
 		p.m.write(Updated, o)
 		err = p.f.Update(o)
-	case op < 55:
+	case op < 53:
 		o := p.randObj()
+		p.m.begin(o.rv)
 		p.m.write(Deleted, o)
 		err = p.f.Delete(o)
+	case op < 55:
+		p.nextRV++
+		rv := fmt.Sprint(p.nextRV)
+		p.m.begin(rv)
+		p.f.Bookmark(rv)
 	case op < 60:
 		return p.relist()
 	case op < 63:
+		p.m.begin("")
 		unordered = p.m.resync()
 		err = p.f.Resync()
 	case op < 65:
@@ -253,8 +321,11 @@ func (p *pipeline) step() error {
 // relist replaces the queue's content with a random list (randList).
 func (p *pipeline) relist() error {
 	list, good := p.randList()
+	p.nextRV++
+	rv := fmt.Sprint(p.nextRV)
+	p.m.begin(rv)
 	unordered := p.m.replace(good)
-	err := p.f.Replace(list, "")
+	err := p.f.Replace(list, rv)
 	if err := skippedOne(list, good, err, "Replace"); err != nil {
 		return err
 	}
@@ -299,6 +370,7 @@ func (p *pipeline) sessionStep() error {
 	switch op := p.rng.IntN(100); {
 	case op < 35:
 		list, good := p.randList()
+		p.m.begin("") // a page marks nothing: the list is not whole
 		for _, o := range good {
 			key, _ := MetaNamespaceKey(o)
 			p.listed[key] = true
@@ -311,16 +383,21 @@ func (p *pipeline) sessionStep() error {
 		o := p.randObj()
 		key, _ := MetaNamespaceKey(o)
 		delete(p.listed, key)
+		p.m.begin("")
 		p.m.write(Deleted, o)
 		err = p.session.Delete(o)
 	case op < 52:
+		p.nextRV++
+		rv := fmt.Sprint(p.nextRV)
+		p.m.begin(rv)
 		unordered = p.m.inferDeletions(p.listed)
-		err = p.session.Finish("")
+		err = p.session.Finish(rv)
 		p.endSession()
 	case op < 55:
 		p.session.Abort()
 		p.endSession()
 	case op < 58:
+		p.m.begin("")
 		unordered = p.m.resync()
 		err = p.f.Resync()
 	default:
@@ -381,7 +458,7 @@ func (p *pipeline) badInput() error {
 	if err := p.idx.Update(bad); !errors.Is(err, ErrIndexFunc) {
 		return fmt.Errorf("indexer.Update(bad tag) = %v", err)
 	}
-	if err := p.idx.Replace([]*obj{p.randObj(), bad}, ""); !errors.Is(err, ErrIndexFunc) {
+	if err := p.idx.Replace([]*obj{p.randObj(), bad}); !errors.Is(err, ErrIndexFunc) {
 		return fmt.Errorf("indexer.Replace(bad tag) = %v", err)
 	}
 	return nil
@@ -426,6 +503,7 @@ func (p *pipeline) pop() error {
 		return p.apply(key, ds)
 	})
 	p.m.inflight, p.m.infl = "", nil
+	delete(p.m.requeued, key) // in flight, a put back entry still left its gap
 	switch {
 	case outcome == 0 && errors.Is(err, ErrRequeue):
 		// The popped deltas go back ahead of newer ones; a key no longer
@@ -446,6 +524,7 @@ func (p *pipeline) pop() error {
 		if wantInitial {
 			p.m.initial[key] = true
 		}
+		p.m.requeued[key] = true
 		return nil
 	case outcome == 1 && errors.Is(err, errFailed):
 	case outcome > 1 && err == nil:
@@ -513,14 +592,22 @@ func (p *pipeline) check(unordered int) error {
 	if p.f.HasSynced() != p.m.synced() {
 		return fmt.Errorf("HasSynced = %v, want %v", p.f.HasSynced(), p.m.synced())
 	}
-	// Every entry queued is queued, in flight or processed: the barrier
-	// Enqueued and Processed make counts exactly.
+	// Every entry queued is queued, in flight or processed: the entries
+	// between the watermark and the newest are those pending, exactly
+	// while no pending entry was put back (one keeps its older number,
+	// leaving a gap until it is processed). The watermark's version is
+	// the model's.
 	pending := uint64(len(p.m.order))
 	if p.m.inflight != "" {
 		pending++
 	}
-	if e, d := p.f.Enqueued(), p.f.Processed(); e-d != pending {
-		return fmt.Errorf("Enqueued %d - Processed %d = %d, want %d entries queued or in flight", e, d, e-d, pending)
+	w, r := p.f.Written(), p.f.Reached()
+	if d := w.Seq - r.Seq; d != pending && (len(p.m.requeued) == 0 || d < pending) {
+		return fmt.Errorf("Written %d - Reached %d = %d, want %d entries queued or in flight (%d put back)", w.Seq, r.Seq, d, pending, len(p.m.requeued))
+	}
+	rv, drained := p.m.reached()
+	if r.ResourceVersion != rv || w.ResourceVersion != p.m.writtenRV() || (r == w) != drained {
+		return fmt.Errorf("Reached %+v, Written %+v; want reached at %q, written at %q, drained %v", r, w, rv, p.m.writtenRV(), drained)
 	}
 	if unordered == 0 && p.rng.IntN(3) == 0 {
 		return checkIndexer(p.idx, p.m.known)

@@ -2,20 +2,8 @@ package cache
 
 import "fmt"
 
-// A Relister is a Writer that can take a relist piece by piece instead of
-// as one Replace: the reflector applies each page (or each event of a
-// streaming list) as it arrives, so the old content and the whole new list
-// are never held together.
-type Relister[T Object] interface {
-	Writer[T]
-	// BeginRelist starts a relist, or reports false when the writer wants
-	// this one as a Replace (the first list, which has no old content to
-	// hold twice). One relist at a time; the caller ends it with Finish or
-	// Abort before any other write.
-	BeginRelist() (RelistSession[T], bool)
-}
-
-// A RelistSession is one relist in progress (Relister.BeginRelist).
+// A RelistSession is one relist in progress (Writer.BeginRelist): the
+// listed items arrive in pieces and are applied as they come.
 type RelistSession[T Object] interface {
 	// Apply applies listed items now: each as Replace would. An error
 	// wrapping ErrSkipped means the others were applied.
@@ -23,9 +11,10 @@ type RelistSession[T Object] interface {
 	// Delete applies the deletion of obj seen while listing (a streaming
 	// list's DELETED event): obj's key counts as not listed.
 	Delete(obj T) error
-	// Finish ends the relist at resourceVersion: every key known before
-	// or during it and not listed is deleted with its final state unknown,
-	// as Replace deletes them.
+	// Finish ends the relist at resourceVersion, the version the list
+	// was served at: every key known before or during it and not listed
+	// is deleted with its final state unknown, as Replace deletes them,
+	// and the writer is then at resourceVersion.
 	Finish(resourceVersion string) error
 	// Abort ends the relist without deleting anything: what was applied
 	// stays (it is the listed state, newer than what it replaced).
@@ -40,7 +29,10 @@ type RelistSession[T Object] interface {
 // they arrive, so a reader of the cache sees, key by key, either the old
 // object or the listed one, and objects missing from the list until
 // Finish. Handlers get the notifications a Replace of the same items
-// would give, spread over the relist instead of after it.
+// would give, spread over the relist instead of after it. The version
+// the queue reaches (Reached) stays the one before the relist until the
+// entries queued up to Finish, the inferred deletions included, are
+// processed: only then does the cache reflect the list.
 func (f *DeltaFIFO[T]) BeginRelist() (RelistSession[T], bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -93,11 +85,11 @@ func (s *fifoRelist[T]) Delete(obj T) error {
 		return fmt.Errorf("cache: relist: delete: %w", err)
 	}
 	delete(s.listed, key)
-	return s.f.Delete(obj)
+	// Unmarked: the cache reflects no version of its own until Finish.
+	return s.f.write("delete", Deleted, obj, false)
 }
 
 func (s *fifoRelist[T]) Finish(resourceVersion string) error {
-	_ = resourceVersion
 	if s.ended {
 		return fmt.Errorf("cache: relist: %w", ErrRelistEnded)
 	}
@@ -111,6 +103,7 @@ func (s *fifoRelist[T]) Finish(resourceVersion string) error {
 	}
 	f.spillLocked()
 	f.inferDeletionsLocked(listed)
+	f.markLocked(resourceVersion)
 	return nil
 }
 

@@ -275,11 +275,8 @@ func (s *threadSafeStore[T]) Reserve(objs []T) {
 // Replace swaps the whole content for items and rebuilds every index. The
 // store takes ownership of the items map: the caller must not use it
 // afterwards. If an index function fails, Replace returns an
-// *IndexFuncError and the store keeps its old content. The store keeps no
-// resource version; resourceVersion is accepted so the signature mirrors
-// Writer.Replace.
-func (s *threadSafeStore[T]) Replace(items map[string]T, resourceVersion string) error {
-	_ = resourceVersion
+// *IndexFuncError and the store keeps its old content.
+func (s *threadSafeStore[T]) Replace(items map[string]T) error {
 	if items == nil {
 		items = make(map[string]T)
 	}

@@ -29,6 +29,8 @@ type UndeltaStore[T Object] struct {
 	store   *Indexer[T] // does its own locking
 }
 
+var _ Store[Object] = (*UndeltaStore[Object])(nil)
+
 // NewUndeltaStore returns an empty UndeltaStore. It panics if opts.Push is
 // nil, which is a programming error.
 func NewUndeltaStore[T Object](opts UndeltaStoreOptions[T]) *UndeltaStore[T] {
@@ -62,8 +64,8 @@ func (u *UndeltaStore[T]) Delete(obj T) error {
 }
 
 // Replace swaps the content for items, then pushes.
-func (u *UndeltaStore[T]) Replace(items []T, resourceVersion string) error {
-	return u.write(func() error { return u.store.Replace(items, resourceVersion) })
+func (u *UndeltaStore[T]) Replace(items []T) error {
+	return u.write(func() error { return u.store.Replace(items) })
 }
 
 // List returns every stored object.

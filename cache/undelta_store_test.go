@@ -20,7 +20,7 @@ func TestUndeltaStorePushesWholeState(t *testing.T) {
 		{"update a", s.Update(newObj("ns", "a", "2")), []string{"ns/a@2", "ns/b@1"}},
 		{"delete b", s.Delete(newObj("ns", "b", "")), []string{"ns/a@2"}},
 		{"bad add", s.Add(nilObj), nil},
-		{"replace", s.Replace([]*obj{newObj("ns", "c", "1")}, "1"), []string{"ns/c@1"}},
+		{"replace", s.Replace([]*obj{newObj("ns", "c", "1")}), []string{"ns/c@1"}},
 	}
 	var want [][]string
 	for _, st := range steps {

@@ -198,7 +198,7 @@ func TestRestartFromExpiredCheckpointDeliversOnlyDifferences(t *testing.T) {
 		}
 		// Only the 3 differences count towards the next checkpoint: the
 		// objects the relist found unchanged change nothing to save.
-		if n := second.inf.ckpt.changes.Load(); n != 3 {
+		if n := checkpointerOf(second.inf).changes.Load(); n != 3 {
 			t.Fatalf("%d changes counted for the next checkpoint, want 3", n)
 		}
 	})

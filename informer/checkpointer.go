@@ -19,9 +19,11 @@ import (
 )
 
 // checkpointer is an informer's checkpoint: it reads the file for the
-// reflector to resume from (load), counts the changes the pop loop applies
-// (changed), and writes the cache when due (loop, write), on its own
-// goroutine. The informer hands it snapshots; it never touches the cache.
+// reflector to resume from (load), counts the changes the cache writer
+// applies (changed, a change subscriber), and writes the cache when due,
+// on its own goroutine (run, a stage): a snapshot of the cache at the
+// version the cache writer has exactly reached, taken without stopping
+// it.
 type checkpointer[T cache.Object] struct {
 	// Set by newCheckpointer, then read-only.
 	opts   CheckpointOptions[T]
@@ -29,6 +31,8 @@ type checkpointer[T cache.Object] struct {
 	report func(error)
 	clock  clock.WithTicker
 	m      metrics.CheckpointMetrics
+	cache  *cacheWriter[T]
+	synced *syncPoint
 
 	// id is opts.Identity with its Cluster known; nil until then. Set by
 	// load (the reflector's goroutine) or by loop, read by write.
@@ -42,12 +46,13 @@ type checkpointer[T cache.Object] struct {
 }
 
 func newCheckpointer[T cache.Object](opts CheckpointOptions[T], name string, report func(error), clk clock.WithTicker,
-	m metrics.CheckpointMetrics) (*checkpointer[T], error) {
+	m metrics.CheckpointMetrics, w *cacheWriter[T], synced *syncPoint) (*checkpointer[T], error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	c := &checkpointer[T]{opts: opts, name: name, report: report, clock: clk, m: m, due: make(chan struct{}, 1)}
+	c := &checkpointer[T]{opts: opts, name: name, report: report, clock: clk, m: m, cache: w, synced: synced,
+		due: make(chan struct{}, 1)}
 	if opts.Identity.Cluster != "" {
 		id := opts.Identity
 		c.id.Store(&id)
@@ -144,8 +149,14 @@ func (c *checkpointer[T]) reflectorError(err error) {
 	c.report(err)
 }
 
-// changed counts one change applied to the cache.
-func (c *checkpointer[T]) changed() {
+// changed counts a change applied to the cache (a change subscriber),
+// unless it changes nothing a checkpoint saves: an unchanged object, or
+// one of the checkpoint's own objects added when resumed (later changes
+// of those count).
+func (c *checkpointer[T]) changed(ch change[T]) {
+	if ch.unchanged || ch.n.kind == addNotification && ch.n.initial && c.resumed.Load() {
+		return
+	}
 	if c.changes.Add(1) == int64(c.opts.Changes) {
 		select {
 		case c.due <- struct{}{}:
@@ -154,15 +165,20 @@ func (c *checkpointer[T]) changed() {
 	}
 }
 
-// loop writes checkpoints of the snapshots take gives until ctx is done
-// (the informer's Run writes the last one).
-func (c *checkpointer[T]) loop(ctx context.Context, take func() (checkpoint.Snapshot[T], bool)) {
+// run writes checkpoints until ctx is done, then, once the cache writer
+// has stopped (and closed the queue: nothing changes the cache after),
+// the last one.
+func (c *checkpointer[T]) run(ctx context.Context) {
 	tick := c.clock.NewTicker(c.opts.Interval)
 	defer tick.Stop()
 	var retry <-chan time.Time // while a checkpoint waits for the queue to drain
 	for {
 		select {
 		case <-ctx.Done():
+			<-c.cache.stopped
+			if c.pending() && !c.write() {
+				c.report(fmt.Errorf("informer %s: no checkpoint written when stopping: changes were still queued (the last one stands)", c.name))
+			}
 			return
 		case <-tick.C():
 		case <-c.due:
@@ -175,23 +191,23 @@ func (c *checkpointer[T]) loop(ctx context.Context, take func() (checkpoint.Snap
 		if _, ok, _ := c.identity(ctx); !ok {
 			continue // nothing to write under: the cluster is unknown
 		}
-		if !c.write(take) {
+		if !c.write() {
 			retry = c.clock.After(time.Second)
 		}
 	}
 }
 
-// write writes a checkpoint of the snapshot take gives, if it gives one
-// and the cluster is known; false means try again later. Write failures
-// are reported (and not retried before the next trigger).
-func (c *checkpointer[T]) write(take func() (checkpoint.Snapshot[T], bool)) bool {
+// write writes a checkpoint of the cache, if a snapshot can be taken and
+// the cluster is known; false means try again later. Write failures are
+// reported (and not retried before the next trigger).
+func (c *checkpointer[T]) write() bool {
 	id := c.id.Load()
 	if id == nil {
 		return true // the cluster was never known: no checkpoint can be trusted
 	}
 	n := c.changes.Load()
 	start := c.clock.Now()
-	snap, ok := take()
+	snap, ok := c.take()
 	if !ok {
 		return false
 	}
@@ -211,3 +227,17 @@ func (c *checkpointer[T]) write(take func() (checkpoint.Snapshot[T], bool)) bool
 
 // pending reports whether changes were applied since the last checkpoint.
 func (c *checkpointer[T]) pending() bool { return c.changes.Load() != 0 }
+
+// take snapshots the cache once the informer has synced, with the version
+// the cache is exactly at (cacheWriter.snapshot); false while that version
+// is not known.
+func (c *checkpointer[T]) take() (checkpoint.Snapshot[T], bool) {
+	if !c.synced.done() {
+		return checkpoint.Snapshot[T]{}, false
+	}
+	items, rv, ok := c.cache.snapshot()
+	if !ok {
+		return checkpoint.Snapshot[T]{}, false
+	}
+	return checkpoint.Snapshot[T]{ResourceVersion: rv, Items: items, Written: c.clock.Now()}, true
+}

@@ -3,10 +3,8 @@ package informer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,7 +60,9 @@ type ControllerOptions[T cache.Object] struct {
 
 // Controller is the plain informer: a reflector fills a DeltaFIFO from the
 // source, and a pop loop applies the queued changes to an indexer and
-// calls the one Handler.
+// calls the one Handler. It is built from the same parts as Shared (the
+// package doc draws them): its Handler is the cache writer's subscriber,
+// called inline instead of through a handler set.
 //
 // Ordering: the handler is called on the pop loop goroutine, one call at a
 // time, after the indexer has been updated; for one object, calls follow
@@ -75,19 +75,15 @@ type ControllerOptions[T cache.Object] struct {
 // Create it with NewController, run it once with Run.
 type Controller[T cache.Object] struct {
 	// Set by NewController, then read-only.
-	name      string
-	indexer   *cache.Indexer[T]
-	fifo      *cache.DeltaFIFO[T]
-	reflector *reflector.Reflector[T]
-	handler   Handler[T]
-	report    func(error)
-	resync    time.Duration
-	clock     clock.WithTicker
-	metrics   metrics.InformerMetrics
+	name    string
+	handler Handler[T]
+	report  func(error)
+	// The queue, the cache writer, the sync point and the reflector.
+	pipeline[T]
+	// stages holds the resync timer, when ResyncPeriod is set.
+	stages []stage
 
-	started    atomic.Bool   // set by the first Run
-	synced     chan struct{} // closed (once, by syncOnce) when HasSynced turns true
-	syncedOnce sync.Once
+	started atomic.Bool // set by the first Run
 }
 
 // NewController builds a controller that has not started.
@@ -95,10 +91,10 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 	if opts.Source == nil {
 		return nil, errors.New("informer: ControllerOptions.Source is nil")
 	}
-	c := &Controller[T]{name: opts.Name, handler: opts.Handler, report: opts.ErrorHandler,
-		resync: opts.ResyncPeriod, clock: opts.Clock, synced: make(chan struct{})}
-	if c.clock == nil {
-		c.clock = clock.RealClock{}
+	c := &Controller[T]{name: opts.Name, handler: opts.Handler, report: opts.ErrorHandler}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
 	}
 	if c.name == "" {
 		c.name = "controller"
@@ -109,30 +105,24 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 	if c.report == nil {
 		c.report = func(err error) { slog.Error("kinformer controller", "controller", c.name, "err", err) }
 	}
+	var im metrics.InformerMetrics
 	if opts.Metrics != nil {
-		c.metrics = opts.Metrics.NewInformerMetrics(c.name)
+		im = opts.Metrics.NewInformerMetrics(c.name)
 	}
-	c.metrics = c.metrics.WithDefaults()
-	keyFunc := opts.KeyFunc
-	if keyFunc == nil {
-		keyFunc = cache.MetaNamespaceKey[T]
+	po := pipelineOptions[T]{
+		name: c.name, source: opts.Source, keyFunc: opts.KeyFunc, indexers: opts.Indexers, transform: opts.Transform,
+		report: c.report, clock: clk, provider: opts.Metrics, metrics: im.WithDefaults(), settings: opts.ListWatch,
 	}
-	c.indexer = cache.NewIndexer(cache.IndexerOptions[T]{KeyFunc: keyFunc, Indexers: opts.Indexers})
-	c.fifo = cache.NewDeltaFIFO(cache.DeltaFIFOOptions[T]{KeyFunc: opts.KeyFunc, KnownObjects: c.indexer, Transform: opts.Transform})
-	r, err := reflector.New(reflector.Options[T]{
-		Name:         c.name,
-		Source:       opts.Source,
-		Store:        c.writer(),
-		KeyFunc:      opts.KeyFunc,
-		Settings:     opts.ListWatch,
-		ErrorHandler: c.report,
-		Clock:        c.clock,
-		Metrics:      opts.Metrics,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("informer %s: %w", c.name, err)
+	p := newPipeline(po)
+	c.pipeline = p
+	c.cache.subscribe(c.call, nil)
+	if opts.ResyncPeriod > 0 {
+		c.stages = []stage{resyncer{name: c.name, period: opts.ResyncPeriod, clock: clk, synced: c.synced.ch,
+			queue: c.queue, report: c.report}}
 	}
-	c.reflector = r
+	if err := c.newReflector(po, nil, nil); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -143,60 +133,8 @@ func (c *Controller[T]) Run(ctx context.Context) error {
 	if !c.started.CompareAndSwap(false, true) {
 		return ErrAlreadyStarted
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := c.reflector.Run(ctx); err != nil {
-			c.report(fmt.Errorf("informer %s: reflector: %w", c.name, err))
-		}
-	})
-	if c.resync > 0 {
-		wg.Go(func() { c.resyncLoop(ctx) })
-	}
-	for {
-		_, err := c.fifo.Pop(ctx, c.process)
-		if ctx.Err() != nil || errors.Is(err, cache.ErrClosed) {
-			break
-		}
-		if err != nil {
-			c.report(err)
-		}
-		c.metrics.QueueDepth.Set(float64(c.fifo.Len()))
-		c.metrics.Objects.Set(float64(c.indexer.Len()))
-		if c.fifo.HasSynced() {
-			c.markSynced()
-		}
-	}
-	wg.Wait()
-	c.fifo.Close() // no writer is left
+	c.run(ctx, c.stages, c.name, c.report)
 	return nil
-}
-
-// markSynced closes synced, once.
-func (c *Controller[T]) markSynced() {
-	c.syncedOnce.Do(func() { close(c.synced) })
-}
-
-// resyncLoop asks the queue for Sync deltas every resync period, once the
-// cache has synced. It never talks to the source.
-func (c *Controller[T]) resyncLoop(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-c.synced:
-	}
-	t := c.clock.NewTimer(c.resync)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-		}
-		if err := c.fifo.Resync(); err != nil {
-			c.report(fmt.Errorf("informer %s: resync: %w", c.name, err))
-		}
-		t.Reset(c.resync)
-	}
 }
 
 // Name returns the controller's name.
@@ -204,13 +142,17 @@ func (c *Controller[T]) Name() string { return c.name }
 
 // HasSynced reports whether the first list has been applied to the
 // indexer and handed to the handler.
-func (c *Controller[T]) HasSynced() bool { return c.fifo.HasSynced() }
+func (c *Controller[T]) HasSynced() bool { return c.synced.done() }
+
+// Synced returns a channel closed once HasSynced is true, for waiting in
+// a select together with a context.
+func (c *Controller[T]) Synced() <-chan struct{} { return c.synced.ch }
 
 // WaitForCacheSync blocks until HasSynced is true, and returns true, or
 // until ctx is done, and returns HasSynced then.
 func (c *Controller[T]) WaitForCacheSync(ctx context.Context) bool {
 	select {
-	case <-c.synced:
+	case <-c.synced.ch:
 		return true
 	case <-ctx.Done():
 		return c.HasSynced()
@@ -225,50 +167,23 @@ func (c *Controller[T]) LastSyncResourceVersion() string {
 
 // Cache returns a read-only view of the controller's cache; the controller
 // is its one writer. Returned objects are shared and must not be mutated.
-func (c *Controller[T]) Cache() cache.Reader[T] { return c.indexer.Reader() }
+func (c *Controller[T]) Cache() cache.Reader[T] { return c.cache.indexer.Reader() }
 
-// process applies one key's deltas to the indexer and tells the handler.
-// A failed indexer write is reported and the object skipped: retrying
-// cannot make a key or index function succeed.
-func (c *Controller[T]) process(_ string, deltas cache.Deltas[T], isInInitialList bool) error {
-	for _, d := range deltas {
-		obj := d.Object
-		switch d.Type {
-		case cache.Deleted:
-			if err := c.indexer.Delete(obj); err != nil {
-				c.report(fmt.Errorf("informer %s: delete from cache: %w", c.name, err))
-				continue
-			}
-			c.call(func() { c.handler.OnDelete(obj, d.StateUnknown) })
-		default: // Added, Updated, Replaced, Sync
-			old, exists, err := c.indexer.Get(obj)
-			if err == nil {
-				if exists {
-					err = c.indexer.Update(obj)
-				} else {
-					err = c.indexer.Add(obj)
-				}
-			}
-			if err != nil {
-				c.report(fmt.Errorf("informer %s: %s to cache: %w", c.name, d.Type, err))
-				continue
-			}
-			if exists {
-				c.call(func() { c.handler.OnUpdate(old, obj) })
-			} else {
-				c.call(func() { c.handler.OnAdd(obj, isInInitialList) })
-			}
-		}
-	}
-	return nil
-}
-
-// call runs one handler call, turning a panic into a reported error.
-func (c *Controller[T]) call(f func()) {
+// call tells the handler of one change applied to the cache (the cache
+// writer's change subscriber, on the pop loop), turning a panic into a
+// reported error.
+func (c *Controller[T]) call(ch change[T]) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.report(&HandlerPanicError{Handler: c.name, Value: r, Stack: debug.Stack()})
 		}
 	}()
-	f()
+	switch n := ch.n; n.kind {
+	case addNotification:
+		c.handler.OnAdd(n.obj, n.initial)
+	case updateNotification:
+		c.handler.OnUpdate(n.old, n.obj)
+	case deleteNotification:
+		c.handler.OnDelete(n.obj, n.unknown)
+	}
 }

@@ -128,8 +128,8 @@ func fold[T cache.Object](e *entry[T], x notification[T]) {
 
 // listener delivers notifications to one handler, on its own goroutine.
 //
-// Lock order: informer.mu before listener.mu. Fields marked "informer.mu"
-// are guarded by the owning informer's lock.
+// Lock order: handlerSet.mu before listener.mu. Fields marked
+// "handlerSet.mu" are guarded by the owning handler set's lock.
 type listener[T cache.Object] struct {
 	handler Handler[T]
 	reg     *Registration
@@ -147,7 +147,7 @@ type listener[T cache.Object] struct {
 	minThreshold int
 
 	// resyncPeriod, nextResync and resyncDue drive per-handler resync
-	// (informer.mu).
+	// (handlerSet.mu).
 	resyncPeriod time.Duration
 	nextResync   time.Time
 	resyncDue    bool

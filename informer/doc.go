@@ -9,7 +9,8 @@
 // are configured by one options struct each ([Options],
 // [ControllerOptions]), with the list-and-watch tuning in
 // [reflector.Settings], and both offer the same reads: Cache, HasSynced,
-// WaitForCacheSync and LastSyncResourceVersion.
+// WaitForCacheSync and LastSyncResourceVersion. They are built from the
+// same parts (see The pipeline below).
 //
 // Read your own writes: a controller that wrote an object and got its
 // resourceVersion back waits with Shared.WaitForResourceVersion (the whole
@@ -43,6 +44,41 @@
 //
 // Resync is the informer's own timer: it re-delivers cached objects to the
 // handlers whose resync period has come, without talking to the source.
+//
+// # The pipeline
+//
+// Both informers are built from the same parts. The reflector writes the
+// source's changes to the delta queue, each with the resource version it
+// brings (an object's own, a list's, a bookmark's), and the queue records
+// the version with what it queues. The cache writer, the informer's one
+// goroutine that writes the cache, pops one key's changes at a time,
+// applies them, and publishes each applied change, and after each key the
+// mark the cache has reached: the queue's Reached, the one answer to
+// "which version does the cache reflect". Everything else subscribes:
+//
+//	source ─list/watch─▶ reflector ─(obj@rv, list@rv, bookmark@rv)─▶ delta queue
+//	                                                  records each mark (seq, rv) │
+//	                                                                          Pop │
+//	                                                                              ▼
+//	Cache(), Lister ◀─read── indexer ◀─apply── cache writer (the pop loop, the one writer)
+//	                                                  │
+//	         ┌────────────────────────────────────────┴────────────────┐
+//	         │ each change, in order, under the                        │ after each key, the mark
+//	         ▼ writer's lock                                           ▼ reached: the version the
+//	  handler set ─▶ per-handler queue ─▶ handler                      cache reflects
+//	  (Controller: its one Handler, inline)                  sync point ─▶ HasSynced
+//	  mutation detector                  [own goroutine]     lag sampler ─▶ Lag metric
+//	  checkpointer: counts changes       [own goroutine]     version waiters ─▶ WaitForResourceVersion,
+//	                                                           WaitForKey, the checkpointer's snapshot
+//
+//	resync timer [own goroutine] ─▶ Sync deltas into the delta queue
+//
+// The sync point is the queue's mark when the reflector confirmed that
+// what it queued reflects the server; HasSynced turns true once the cache
+// has reached it. A wait for a version returns once the cache has reached
+// it. A checkpoint is the cache listed while the cache has reached all
+// that was queued, at that mark's version. A feature is a new subscriber,
+// never a field or a branch of the cache writer.
 //
 // Informers for a kube-apiserver are usually obtained from kube.NewFactory,
 // which shares them by resource, namespace and selectors; NewShared is for

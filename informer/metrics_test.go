@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -123,7 +124,7 @@ func TestSharedHandlerBacklogGrowsWhileHandlerIsStuck(t *testing.T) {
 				}}
 				h := startShared(t, objects, Options[*corev1.ConfigMap]{Name: "cms", Metrics: rec}, func(inf *cmInformer) {
 					if tc.minThreshold > 0 {
-						inf.minThreshold = tc.minThreshold
+						inf.handlers.minThreshold = tc.minThreshold
 					}
 					if _, err := inf.AddHandler(handler, HandlerOptions{Name: "stuck"}); err != nil {
 						t.Fatal(err)
@@ -182,9 +183,9 @@ func TestSharedReportsEachSetOnceUnderItsName(t *testing.T) {
 		synctest.Wait()
 		h.stop()
 		rec.mu.Lock()
-		names := fmt.Sprint(rec.names)
+		names := fmt.Sprint(slices.Sorted(slices.Values(rec.names)))
 		rec.mu.Unlock()
-		if want := "[informer cms handler cms/h reflector cms]"; names != want {
+		if want := "[handler cms/h informer cms reflector cms]"; names != want {
 			t.Errorf("sets asked for: %s, want %s", names, want)
 		}
 		if v := rec.value("informer cms/objects"); v != 3 {

@@ -32,9 +32,13 @@ var errNotCopyable = errors.New("mutation detector: object type does not impleme
 // period, compares each cached object with its copy, reporting a
 // *MutationError for each one that differs (then taking a fresh copy, so a
 // mutation is reported once). It finds mutations made between two checks;
-// that is a debugging aid, not a proof of absence.
+// that is a debugging aid, not a proof of absence. It is a subscriber of
+// the cache writer (changed) and a stage of the pipeline (run).
 type mutationDetector[T cache.Object] struct {
+	// Set by newMutationDetector, then read-only.
 	report func(error)
+	clock  clock.WithTicker
+	period time.Duration
 
 	// mu guards cached.
 	mu sync.Mutex
@@ -49,12 +53,12 @@ type cachedCopy[T cache.Object] struct {
 // newMutationDetector fails when T's zero value is not a runtime.Object,
 // which for pointer types means T cannot be deep-copied. For interface
 // types the check is per object, in record.
-func newMutationDetector[T cache.Object](report func(error)) (*mutationDetector[T], error) {
+func newMutationDetector[T cache.Object](report func(error), clk clock.WithTicker, period time.Duration) (*mutationDetector[T], error) {
 	var zero T
 	if _, ok := any(zero).(runtime.Object); !ok && any(zero) != nil {
 		return nil, fmt.Errorf("%w: %T", errNotCopyable, zero)
 	}
-	return &mutationDetector[T]{report: report, cached: make(map[string]cachedCopy[T])}, nil
+	return &mutationDetector[T]{report: report, clock: clk, period: period, cached: make(map[string]cachedCopy[T])}, nil
 }
 
 func deepCopy[T cache.Object](obj T) (T, bool) {
@@ -64,6 +68,16 @@ func deepCopy[T cache.Object](obj T) (T, bool) {
 	}
 	c, ok := ro.DeepCopyObject().(T)
 	return c, ok
+}
+
+// changed follows the cache (a change subscriber): it remembers an object
+// just cached, and forgets a deleted one.
+func (d *mutationDetector[T]) changed(c change[T]) {
+	if c.n.kind == deleteNotification {
+		d.forget(c.key)
+	} else {
+		d.record(c.key, c.n.obj)
+	}
 }
 
 // record remembers obj, just cached under key.
@@ -103,8 +117,8 @@ func (d *mutationDetector[T]) check() {
 }
 
 // run checks every period until ctx is done, and once more then.
-func (d *mutationDetector[T]) run(ctx context.Context, clk clock.WithTicker, period time.Duration) {
-	t := clk.NewTicker(period)
+func (d *mutationDetector[T]) run(ctx context.Context) {
+	t := d.clock.NewTicker(d.period)
 	defer t.Stop()
 	for {
 		select {

@@ -7,9 +7,4 @@ import "github.com/kinformer/kinformer/reflector"
 // rate and ETA), and the streaming lists given up and stalled watches
 // restarted so far. It is the zero Progress before Run. See
 // reflector.Progress.
-func (inf *Shared[T]) Progress() reflector.Progress {
-	if r := inf.reflector.Load(); r != nil {
-		return r.Progress()
-	}
-	return reflector.Progress{}
-}
+func (inf *Shared[T]) Progress() reflector.Progress { return inf.reflector.Progress() }

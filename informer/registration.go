@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/kinformer/kinformer/metrics"
 )
 
 // Errors of the shared informer and the factory, matched with errors.Is.
@@ -74,59 +72,16 @@ func (inf *Shared[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 	if h == nil {
 		return nil, fmt.Errorf("informer %s: AddHandler: nil handler", inf.name)
 	}
-	var keyErrs []error
-	defer func() { // outside the lock, so the handler may call back
-		for _, err := range keyErrs {
-			inf.report(err)
-		}
-	}()
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	if inf.state == stopped {
-		return nil, fmt.Errorf("informer %s: AddHandler: %w", inf.name, ErrStopped)
+	var (
+		reg     *Registration
+		keyErrs []error
+		err     error
+	)
+	inf.cache.hold(func() { reg, keyErrs, err = inf.handlers.add(h, opts, inf.cache.indexer.List()) })
+	for _, err := range keyErrs { // outside the locks, so the handler may call back
+		inf.report(err)
 	}
-	name := opts.Name
-	if name == "" {
-		name = fmt.Sprintf("handler-%d", inf.nextHandler)
-	}
-	inf.nextHandler++
-	reg := &Registration{name: name, synced: make(chan struct{})}
-
-	var hm metrics.HandlerMetrics
-	if inf.provider != nil {
-		hm = inf.provider.NewHandlerMetrics(inf.name, name)
-	}
-	timed := hm.Latency != nil
-	l := newListener(h, reg, inf.clock, hm.WithDefaults(), timed, inf.report, &inf.cached)
-	l.minThreshold = inf.minThreshold
-	l.resyncPeriod = opts.ResyncPeriod
-	if l.resyncPeriod == 0 {
-		l.resyncPeriod = inf.resync
-	}
-	if inf.state == running && l.resyncPeriod > 0 && l.resyncPeriod < inf.resyncCheck {
-		l.resyncPeriod = inf.resyncCheck
-	}
-
-	inf.flushInitialLocked() // those are in the indexer listed below
-	objs := inf.indexer.List()
-	batch := make([]keyedNotification[T], 0, len(objs))
-	for _, obj := range objs {
-		key, err := inf.keyFunc(obj)
-		if err != nil {
-			keyErrs = append(keyErrs, fmt.Errorf("informer %s: %w", inf.name, err))
-			continue
-		}
-		batch = append(batch, keyedNotification[T]{key, notification[T]{kind: addNotification, obj: obj, initial: true}})
-	}
-	l.addAll(batch)
-	if inf.synced {
-		l.markSynced()
-	}
-	inf.listeners = append(inf.listeners, l)
-	if inf.state == running {
-		inf.startLocked(l, inf.clock.Now())
-	}
-	return reg, nil
+	return reg, err
 }
 
 // RemoveHandler unregisters reg's handler. No notification starts after it
@@ -134,60 +89,4 @@ func (inf *Shared[T]) AddHandler(h Handler[T], opts HandlerOptions) (*Registrati
 // exits. Pending notifications are dropped. It may be called at any time,
 // and fails with ErrUnknownRegistration for a registration this informer
 // does not hold.
-func (inf *Shared[T]) RemoveHandler(reg *Registration) error {
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	for i, l := range inf.listeners {
-		if l.reg == reg {
-			inf.listeners = append(inf.listeners[:i], inf.listeners[i+1:]...)
-			l.stop()
-			return nil
-		}
-	}
-	return fmt.Errorf("informer %s: RemoveHandler: %w", inf.name, ErrUnknownRegistration)
-}
-
-// startLocked starts l's delivery goroutine.
-func (inf *Shared[T]) startLocked(l *listener[T], now time.Time) {
-	if l.resyncPeriod > 0 {
-		l.nextResync = now.Add(l.resyncPeriod)
-	}
-	inf.wg.Go(func() {
-		defer close(l.exited)
-		l.run()
-	})
-}
-
-// minResyncLocked returns the shortest positive resync period among the
-// informer's default and its handlers', or zero.
-func (inf *Shared[T]) minResyncLocked() time.Duration {
-	m := inf.resync
-	if m < 0 {
-		m = 0
-	}
-	for _, l := range inf.listeners {
-		if p := l.resyncPeriod; p > 0 && (m == 0 || p < m) {
-			m = p
-		}
-	}
-	return m
-}
-
-// shouldResync is the resync timer's gate: it marks the handlers whose
-// period has come and says whether there is any. The Sync deltas that
-// follow go to those handlers only.
-func (inf *Shared[T]) shouldResync() bool {
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	now := inf.clock.Now()
-	due := false
-	for _, l := range inf.listeners {
-		l.resyncDue = false
-		if l.resyncPeriod > 0 && !now.Before(l.nextResync) {
-			l.resyncDue = true
-			l.nextResync = now.Add(l.resyncPeriod)
-			due = true
-		}
-	}
-	return due
-}
+func (inf *Shared[T]) RemoveHandler(reg *Registration) error { return inf.handlers.remove(reg) }

@@ -49,7 +49,7 @@ func BenchmarkSharedUpdatesFourHandlers(b *testing.B) {
 		name := fmt.Sprintf("o%d", i)
 		versions[i] = [2]*corev1.ConfigMap{cm(name, 2*i+1e7), cm(name, 2*i+1e7+1)}
 	}
-	w := inf.writer()
+	w := inf.writer
 	b.ResetTimer()
 	for i := range b.N {
 		w.Update(versions[i%objects][(i/objects)%2])

@@ -29,7 +29,7 @@ func TestSharedInitialListInBatchesKeepsEveryHandlerConsistent(t *testing.T) {
 			}
 			go func() {
 				defer close(lateAdded)
-				for inf.cached.Load() < initialBatch+5 {
+				for inf.cache.cached.Load() < initialBatch+5 {
 					runtime.Gosched()
 				}
 				reg, err := inf.AddHandler(late, HandlerOptions{})
@@ -91,7 +91,7 @@ func TestSharedInitialAddsReachListenersOnceAndInOrder(t *testing.T) {
 	var want []string
 	pop := func(i int, initial bool) {
 		o := cm(fmt.Sprintf("o%d", i), 1)
-		if err := inf.process(keyOf(o), cache.Deltas[*corev1.ConfigMap]{{Type: cache.Replaced, Object: o}}, initial); err != nil {
+		if err := inf.cache.process(keyOf(o), cache.Deltas[*corev1.ConfigMap]{{Type: cache.Replaced, Object: o}}, initial); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, keyOf(o))
@@ -107,16 +107,16 @@ func TestSharedInitialAddsReachListenersOnceAndInOrder(t *testing.T) {
 		pop(i, true)
 	}
 	upd := cm("o3", 2)
-	if err := inf.process(keyOf(upd), cache.Deltas[*corev1.ConfigMap]{{Type: cache.Updated, Object: upd}}, false); err != nil {
+	if err := inf.cache.process(keyOf(upd), cache.Deltas[*corev1.ConfigMap]{{Type: cache.Updated, Object: upd}}, false); err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, keyOf(upd))
 	pop(2*initialBatch+10, true)
-	inf.markSynced()
+	inf.handlers.markSynced()
 
-	inf.mu.Lock()
-	ls := slices.Clone(inf.listeners)
-	inf.mu.Unlock()
+	inf.handlers.mu.Lock()
+	ls := slices.Clone(inf.handlers.listeners)
+	inf.handlers.mu.Unlock()
 	if got := pendingKeys(ls[0]); !slices.Equal(got, want) {
 		t.Errorf("early listener: %d notifications, want %d in pop order", len(got), len(want))
 	}

@@ -45,12 +45,12 @@ func (p *countingProvider) NewHandlerMetrics(_, handler string) metrics.HandlerM
 // drained reports whether the informer's queue and every handler's backlog
 // are empty and no handler is in a call.
 func drained[T cache.Object](inf *Shared[T]) bool {
-	if inf.fifo.Len() > 0 {
+	if inf.queue.Len() > 0 {
 		return false
 	}
-	inf.mu.Lock()
-	defer inf.mu.Unlock()
-	for _, l := range inf.listeners {
+	inf.handlers.mu.Lock()
+	defer inf.handlers.mu.Unlock()
+	for _, l := range inf.handlers.listeners {
 		l.mu.Lock()
 		busy := l.calls > 0 || l.inFlight
 		l.mu.Unlock()
@@ -90,7 +90,7 @@ func randomRun(t *testing.T, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf.minThreshold = 8 // merge early, to exercise merging
+	inf.handlers.minThreshold = 8 // merge early, to exercise merging
 
 	type member struct {
 		name string

@@ -227,9 +227,9 @@ func TestSharedRemoveHandlerStopsDeliveryAndEndsItsGoroutine(t *testing.T) {
 		h.addHandler(keep, HandlerOptions{})
 		reg := h.addHandler(gone, HandlerOptions{})
 		synctest.Wait()
-		h.inf.mu.Lock()
-		l := h.inf.listeners[1]
-		h.inf.mu.Unlock()
+		h.inf.handlers.mu.Lock()
+		l := h.inf.handlers.listeners[1]
+		h.inf.handlers.mu.Unlock()
 
 		if err := h.inf.RemoveHandler(reg); err != nil {
 			t.Fatal(err)
@@ -274,9 +274,9 @@ func TestSharedBlockedHandlerDelaysNobodyAndBacklogStaysBounded(t *testing.T) {
 		if !fastReg.HasSynced() || blockedReg.HasSynced() {
 			t.Fatalf("fast synced %v (want true), blocked synced %v (want false)", fastReg.HasSynced(), blockedReg.HasSynced())
 		}
-		h.inf.mu.Lock()
-		bl := h.inf.listeners[0]
-		h.inf.mu.Unlock()
+		h.inf.handlers.mu.Lock()
+		bl := h.inf.handlers.listeners[0]
+		h.inf.handlers.mu.Unlock()
 
 		// Two prepared versions per object, fed straight into the informer's
 		// queue the way the reflector would (the source would copy each one).
@@ -285,7 +285,7 @@ func TestSharedBlockedHandlerDelaysNobodyAndBacklogStaysBounded(t *testing.T) {
 			name := fmt.Sprintf("o%d", i)
 			versions[i] = [2]*corev1.ConfigMap{cm(name, 2*i+1e7), cm(name, 2*i+1e7+1)}
 		}
-		w := h.inf.writer()
+		w := h.inf.writer
 		maxBacklog := 0
 		for i := range updates {
 			obj := versions[i%objects][(i/objects)%2]
@@ -304,7 +304,7 @@ func TestSharedBlockedHandlerDelaysNobodyAndBacklogStaysBounded(t *testing.T) {
 		if n := blocked.calls.Load(); n != 0 {
 			t.Fatalf("blocked handler made %d calls", n)
 		}
-		if n := h.inf.fifo.Len(); n != 0 {
+		if n := h.inf.queue.Len(); n != 0 {
 			t.Errorf("informer queue holds %d keys while a handler is blocked", n)
 		}
 		if got, want := fast.versions(), h.cacheVersions(); !maps.Equal(got, want) {
@@ -505,9 +505,9 @@ func TestSharedMutationDetectorReportsMutatedCachedObject(t *testing.T) {
 		if !ok {
 			t.Fatal("o1 not cached")
 		}
-		h.inf.detector.mu.Lock()
+		detectorOf(h.inf).mu.Lock()
 		obj.Data = map[string]string{"bad": "write"} // forbidden
-		h.inf.detector.mu.Unlock()
+		detectorOf(h.inf).mu.Unlock()
 		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		var mutated []string
@@ -533,7 +533,7 @@ func TestSharedMutationDetectorTurnedOnByEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inf.detector == nil {
+	if detectorOf(inf) == nil {
 		t.Error("detector off with " + MutationDetectorEnv + "=true")
 	}
 }

@@ -148,3 +148,24 @@ func versionsOf[T cache.Object](objs []T) map[string]string {
 	}
 	return m
 }
+
+// checkpointerOf returns the informer's checkpointer, nil when it has none.
+func checkpointerOf[T cache.Object](inf *Shared[T]) *checkpointer[T] {
+	for _, s := range inf.stages {
+		if c, ok := s.(*checkpointer[T]); ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// detectorOf returns the informer's mutation detector, nil when it has
+// none.
+func detectorOf[T cache.Object](inf *Shared[T]) *mutationDetector[T] {
+	for _, s := range inf.stages {
+		if d, ok := s.(*mutationDetector[T]); ok {
+			return d
+		}
+	}
+	return nil
+}

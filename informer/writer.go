@@ -2,76 +2,50 @@ package informer
 
 import "github.com/kinformer/kinformer/cache"
 
-// queueWriter is the store an informer's reflector writes to: the
-// informer's delta queue, with hooks. Each hook is optional.
+// queueWriter is the cache.Writer an informer's reflector writes to: the
+// informer's delta queue, with two hooks. Every write starts a lag sample
+// (a bookmark changes nothing, so it starts none), and a first list sizes
+// the empty cache once (reserve), so that its maps do not grow object by
+// object as the pop loop adds them.
 type queueWriter[T cache.Object] struct {
-	fifo *cache.DeltaFIFO[T]
-	// wrote runs after every write.
-	wrote func()
-	// fill runs before a Replace, with its items.
-	fill func(items []T)
-	// listed runs once a whole list is queued: after a Replace or a
-	// relist's Finish.
-	listed func()
+	queue   *cache.DeltaFIFO[T]
+	lag     *lagSampler
+	indexer *cache.Indexer[T]
 }
 
-// writer is the Shared informer's queueWriter: writes sample the cache's
-// lag, and a first list sizes an empty cache once. It needs no listed:
-// the reflector's Confirmed (confirmedByServer) follows every list.
-func (inf *Shared[T]) writer() queueWriter[T] {
-	return queueWriter[T]{
-		fifo:  inf.fifo,
-		wrote: func() { inf.lag.start(inf.fifo, inf.clock) },
-		fill:  inf.reserve,
-	}
-}
+var _ cache.Writer[cache.Object] = queueWriter[cache.Object]{}
 
-// writer is the Controller's queueWriter. A first list with nothing in it
-// is followed by no pop that could notice the queue has synced, so listed
-// does (TestControllerWithAnEmptyFirstListSyncs).
-func (c *Controller[T]) writer() queueWriter[T] {
-	return queueWriter[T]{
-		fifo: c.fifo,
-		listed: func() {
-			if c.fifo.HasSynced() {
-				c.markSynced()
-			}
-		},
-	}
-}
+func (w queueWriter[T]) Add(obj T) error    { return w.wrote(w.queue.Add(obj)) }
+func (w queueWriter[T]) Update(obj T) error { return w.wrote(w.queue.Update(obj)) }
+func (w queueWriter[T]) Delete(obj T) error { return w.wrote(w.queue.Delete(obj)) }
 
-func (w queueWriter[T]) Add(obj T) error    { return w.after(w.fifo.Add(obj)) }
-func (w queueWriter[T]) Update(obj T) error { return w.after(w.fifo.Update(obj)) }
-func (w queueWriter[T]) Delete(obj T) error { return w.after(w.fifo.Delete(obj)) }
-
-// after runs the wrote hook and passes err on.
-func (w queueWriter[T]) after(err error) error {
-	if w.wrote != nil {
-		w.wrote()
-	}
+// wrote starts a lag sample and passes err on.
+func (w queueWriter[T]) wrote(err error) error {
+	w.lag.start()
 	return err
-}
-
-// afterList runs the listed hook.
-func (w queueWriter[T]) afterList() {
-	if w.listed != nil {
-		w.listed()
-	}
 }
 
 func (w queueWriter[T]) Replace(items []T, rv string) error {
-	if w.fill != nil {
-		w.fill(items)
-	}
-	err := w.after(w.fifo.Replace(items, rv))
-	w.afterList()
-	return err
+	w.reserve(items)
+	return w.wrote(w.queue.Replace(items, rv))
 }
 
+// reserve sizes an empty cache for a list about to fill it. A cache that
+// holds objects already is left alone: a relist mostly updates what is
+// there.
+func (w queueWriter[T]) reserve(items []T) {
+	if len(items) < 2 || w.indexer.Len() > 0 {
+		return
+	}
+	w.indexer.Reserve(items)
+}
+
+func (w queueWriter[T]) Bookmark(rv string) { w.queue.Bookmark(rv) }
+
 // BeginRelist lets the reflector apply a relist as it arrives (see
-// cache.DeltaFIFO.BeginRelist), with the writer's hooks.
+// cache.DeltaFIFO.BeginRelist), each piece starting a lag sample.
 func (w queueWriter[T]) BeginRelist() (cache.RelistSession[T], bool) {
-	s, ok := w.fifo.BeginRelist()
+	s, ok := w.queue.BeginRelist()
 	if !ok {
 		return nil, false
 	}
@@ -84,11 +58,6 @@ type queueRelist[T cache.Object] struct {
 	w queueWriter[T]
 }
 
-func (s queueRelist[T]) Apply(items []T) error { return s.w.after(s.RelistSession.Apply(items)) }
-func (s queueRelist[T]) Delete(obj T) error    { return s.w.after(s.RelistSession.Delete(obj)) }
-
-func (s queueRelist[T]) Finish(rv string) error {
-	err := s.w.after(s.RelistSession.Finish(rv))
-	s.w.afterList()
-	return err
-}
+func (s queueRelist[T]) Apply(items []T) error  { return s.w.wrote(s.RelistSession.Apply(items)) }
+func (s queueRelist[T]) Delete(obj T) error     { return s.w.wrote(s.RelistSession.Delete(obj)) }
+func (s queueRelist[T]) Finish(rv string) error { return s.w.wrote(s.RelistSession.Finish(rv)) }

@@ -15,13 +15,13 @@ import (
 
 // signalingStore closes filled after its first Replace.
 type signalingStore struct {
-	cache.Store[*corev1.ConfigMap]
+	*cache.StoreWriter[*corev1.ConfigMap]
 	once   sync.Once
 	filled chan struct{} // closed by the first Replace
 }
 
 func (s *signalingStore) Replace(items []*corev1.ConfigMap, rv string) error {
-	err := s.Store.Replace(items, rv)
+	err := s.StoreWriter.Replace(items, rv)
 	s.once.Do(func() { close(s.filled) })
 	return err
 }
@@ -31,9 +31,10 @@ func Example() {
 	for _, name := range []string{"a", "b"} {
 		src.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}})
 	}
+	indexer := cache.NewIndexer(cache.IndexerOptions[*corev1.ConfigMap]{})
 	store := &signalingStore{
-		Store:  cache.NewIndexer(cache.IndexerOptions[*corev1.ConfigMap]{}),
-		filled: make(chan struct{}),
+		StoreWriter: cache.NewStoreWriter(cache.StoreWriterOptions[*corev1.ConfigMap]{Store: indexer}),
+		filled:      make(chan struct{}),
 	}
 	r, err := reflector.New(reflector.Options[*corev1.ConfigMap]{
 		Name:   "configmaps",
@@ -53,7 +54,7 @@ func Example() {
 	<-store.filled
 	cancel()
 	<-done // Run returns once its goroutines have exited
-	fmt.Println(len(store.List()), "objects at version", r.LastSyncResourceVersion())
+	fmt.Println(len(indexer.List()), "objects at version", r.LastSyncResourceVersion())
 	// Output:
 	// 2 objects at version 3
 }

@@ -30,9 +30,9 @@ func cm(name string) obj {
 
 func key(o obj) string { return o.Namespace + "/" + o.Name }
 
-// memStore is a map-backed cache.Writer that counts calls. With
-// incremental set it is also a cache.Relister, which takes every list
-// after its first write as a relist session.
+// memStore is a map-backed cache.Writer that counts calls and records the
+// version it is at. It takes every list whole (Replace), or, with
+// incremental set, every list after its first write as a relist session.
 type memStore struct {
 	mu          sync.Mutex // guards every field
 	objs        map[string]obj
@@ -41,6 +41,7 @@ type memStore struct {
 	incremental bool
 	written     bool
 	session     *memRelist // the open session, if any
+	rv          string     // the version of the last write, list or bookmark
 }
 
 func newMemStore() *memStore { return &memStore{objs: map[string]obj{}, calls: map[string]int{}} }
@@ -103,7 +104,7 @@ func (s *memRelist) Delete(o obj) error {
 	return nil
 }
 
-func (s *memRelist) Finish(string) error {
+func (s *memRelist) Finish(rv string) error {
 	m := s.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -111,6 +112,7 @@ func (s *memRelist) Finish(string) error {
 		return err
 	}
 	m.calls["finish"]++
+	m.rv = rv
 	for k := range m.objs {
 		if !s.listed[k] {
 			delete(m.objs, k)
@@ -135,6 +137,7 @@ func (m *memStore) put(op string, o obj) error {
 	defer m.mu.Unlock()
 	m.calls[op]++
 	m.written = true
+	m.rv = o.ResourceVersion
 	if op == "delete" {
 		delete(m.objs, key(o))
 	} else {
@@ -154,11 +157,26 @@ func (m *memStore) Replace(items []obj, rv string) error {
 		return m.replace
 	}
 	m.written = true
+	m.rv = rv
 	m.objs = map[string]obj{}
 	for _, o := range items {
 		m.objs[key(o)] = o
 	}
 	return nil
+}
+
+func (m *memStore) Bookmark(rv string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls["bookmark"]++
+	m.rv = rv
+}
+
+// version returns the version the store was last told it is at.
+func (m *memStore) version() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.rv
 }
 
 func (m *memStore) count(op string) int {

@@ -101,8 +101,10 @@ type Options[T cache.Object] struct {
 	Name string
 	// Source is listed and watched.
 	Source listwatch.ListerWatcher[T]
-	// Store receives Replace after every list and Add/Update/Delete for
-	// every watch event, all from the reflector's one goroutine.
+	// Store receives every list (a relist session, or Replace),
+	// Add/Update/Delete for every watch event and Bookmark for every
+	// bookmark, all from the reflector's one goroutine. To fill a plain
+	// cache.Store, wrap it in a cache.StoreWriter.
 	Store cache.Writer[T]
 	// KeyFunc keys the temporary map of a streaming list. Defaults to
 	// cache.MetaNamespaceKey.

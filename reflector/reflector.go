@@ -31,12 +31,12 @@ import (
 //     they ask for "" (a consistent read) until one succeeds. A list at a
 //     version that answers either error is retried at once at "".
 //   - Lists are paged (see Options.PageSize); an expired continue token
-//     falls back to one full list. The list's items go to Store.Replace,
-//     or, when the store is a cache.Relister that takes this list as a
-//     session (a relist), to the session page by page as they arrive (a
-//     streaming list's, event by event), the session finishing when the
-//     list ends and aborted when it fails; pages voided by an expired
-//     continue token start a new session.
+//     falls back to one full list. The list's items go to the store's
+//     relist session (cache.Writer.BeginRelist) page by page as they
+//     arrive (a streaming list's, event by event), the session finishing
+//     at the list's version when the list ends and aborted when it fails;
+//     pages voided by an expired continue token start a new session. A
+//     store that takes the list whole (a first list) gets Store.Replace.
 //   - A list without a resource version is reported and retried.
 //   - With streaming lists (Options.Streaming), the store is filled from
 //     a watch with SendInitialEvents that ends at the bookmark marked
@@ -46,9 +46,10 @@ import (
 //     (ErrInitialEventsTimeout; with StreamingAuto, for good).
 //   - The watch starts at the list's version, with bookmarks and a
 //     timeout random between Options.MinWatchTimeout and MaxWatchTimeout.
-//     Bookmarks only advance the version. A watch that ends cleanly is
-//     reopened at the last version seen, at once; one that ends cleanly in
-//     under a second with no events is reported and followed by a relist.
+//     Bookmarks only advance the version (and go to Store.Bookmark). A
+//     watch that ends cleanly is reopened at the last version seen, at
+//     once; one that ends cleanly in under a second with no events is
+//     reported and followed by a relist.
 //   - "Unavailable" (connection refused or reset) while opening or reading
 //     a watch backs off and reopens the watch, without relisting. Any
 //     other watch failure, an Error event included, backs off and relists

@@ -308,6 +308,9 @@ func TestReflectorBookmarksOnlyAdvanceVersion(t *testing.T) {
 		if h.r.LastSyncResourceVersion() != "2" || h.store.snapshot() != "" || h.store.count("add") != 0 {
 			t.Fatalf("version %q store %q", h.r.LastSyncResourceVersion(), h.store.snapshot())
 		}
+		if h.store.count("bookmark") != 1 || h.store.version() != "2" {
+			t.Fatalf("store told of %d bookmarks, at version %q; want 1, at 2", h.store.count("bookmark"), h.store.version())
+		}
 	})
 }
 

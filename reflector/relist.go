@@ -7,9 +7,9 @@ import (
 	"github.com/kinformer/kinformer/cache"
 )
 
-// relist is a list being applied as it arrives: through a store's relist
-// session when the store is a cache.Relister that takes this list
-// incrementally, or else gathered for one Replace at the end. Either way
+// relist is a list being applied as it arrives: through the store's
+// relist session (cache.Writer.BeginRelist), or, when the store takes this
+// list whole (a first list), gathered for one Replace at the end. Either way
 // the reflector handles it the same: add items as they come, delete a key
 // a streaming list reports deleted, restart when the items so far are void,
 // then finish at the list's version or abort.
@@ -24,10 +24,8 @@ type relist[T cache.Object] struct {
 // beginRelist starts applying a list.
 func (r *Reflector[T]) beginRelist() *relist[T] {
 	l := &relist[T]{r: r}
-	if rl, ok := r.store.(cache.Relister[T]); ok {
-		if s, ok := rl.BeginRelist(); ok {
-			l.session = s
-		}
+	if s, ok := r.store.BeginRelist(); ok {
+		l.session = s
 	}
 	return l
 }

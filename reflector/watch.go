@@ -86,6 +86,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T], timeout 
 			r.apply(ev)
 		case listwatch.Bookmark:
 			if ev.ResourceVersion != "" {
+				r.store.Bookmark(ev.ResourceVersion)
 				r.setLastRV(ev.ResourceVersion)
 			}
 		case listwatch.Error:

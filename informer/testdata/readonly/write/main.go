@@ -16,7 +16,7 @@ func main() {
 	_ = view.Add(pod)
 	_ = view.Update(pod)
 	_ = view.Delete(pod)
-	_ = view.Replace(nil, "")
+	_ = view.Replace(nil)
 	_ = view.AddIndexers(nil)
 	var anyView any = view
 	_ = anyView.(interface{ Add(*corev1.Pod) error }).Add(pod) // compiles, but panics: see the test

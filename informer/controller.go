@@ -46,10 +46,10 @@ type ControllerOptions[T cache.Object] struct {
 	ErrorHandler func(error)
 	// Clock drives back-off and resync. Defaults to clock.RealClock{}.
 	Clock clock.WithTicker
-	// ListWatch tunes how the source is listed and watched (page size,
+	// Settings tune how the source is listed and watched (page size,
 	// streaming lists, watch timeouts, back-off). What is listed — the
 	// namespace and selectors — is set on the source itself.
-	ListWatch reflector.Settings
+	Settings reflector.Settings
 	// Metrics, when set, receives the measurements of the reflector and of
 	// the controller's delta queue and cache (NewReflectorMetrics and
 	// NewInformerMetrics, with Name). The handler runs on the pop loop, one
@@ -111,7 +111,7 @@ func NewController[T cache.Object](opts ControllerOptions[T]) (*Controller[T], e
 	}
 	po := pipelineOptions[T]{
 		name: c.name, source: opts.Source, keyFunc: opts.KeyFunc, indexers: opts.Indexers, transform: opts.Transform,
-		report: c.report, clock: clk, provider: opts.Metrics, metrics: im.WithDefaults(), settings: opts.ListWatch,
+		report: c.report, clock: clk, provider: opts.Metrics, metrics: im.WithDefaults(), settings: opts.Settings,
 	}
 	p := newPipeline(po)
 	c.pipeline = p

@@ -327,7 +327,7 @@ func TestControllerSoakHandlerViewMatchesSource(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	opts := informer.ControllerOptions[cmap]{ListWatch: reflector.Settings{PageSize: 5, Streaming: reflector.StreamingOn}}
+	opts := informer.ControllerOptions[cmap]{Settings: reflector.Settings{PageSize: 5, Streaming: reflector.StreamingOn}}
 	runController(t, opts, nil, func(h *ctrlHarness) {
 		exists := map[string]bool{}
 		for range 3000 {

@@ -215,7 +215,7 @@ func TestControllerReportsReflectorAndQueueToTheProvider(t *testing.T) {
 		rec := newMetricsRecorder()
 		c, err := NewController(ControllerOptions[*corev1.ConfigMap]{
 			Name: "ctl", Source: src, Metrics: rec, ErrorHandler: func(error) {},
-			ListWatch: reflector.Settings{Streaming: reflector.StreamingOff},
+			Settings: reflector.Settings{Streaming: reflector.StreamingOff},
 		})
 		if err != nil {
 			t.Fatal(err)

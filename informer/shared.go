@@ -70,9 +70,9 @@ type Options[T cache.Object] struct {
 	MutationDetector bool
 	// MutationCheckPeriod is how often the detector compares. Default 1s.
 	MutationCheckPeriod time.Duration
-	// ListWatch tunes how the informer lists and watches the source: page
+	// Settings tune how the informer lists and watches the source: page
 	// size, streaming lists, watch timeouts, back-off.
-	ListWatch reflector.Settings
+	Settings reflector.Settings
 	// Checkpoint, when its Path is set, saves the cache to a file and
 	// starts the next Run from it (see CheckpointOptions).
 	Checkpoint CheckpointOptions[T]
@@ -176,7 +176,7 @@ func NewShared[T cache.Object](opts Options[T]) (*Shared[T], error) {
 	im = im.WithDefaults()
 	po := pipelineOptions[T]{
 		name: inf.name, source: opts.Source, keyFunc: opts.KeyFunc, indexers: opts.Indexers, transform: opts.Transform,
-		report: inf.report, clock: inf.clock, provider: opts.Metrics, metrics: im, settings: opts.ListWatch,
+		report: inf.report, clock: inf.clock, provider: opts.Metrics, metrics: im, settings: opts.Settings,
 	}
 	p := newPipeline(po)
 	inf.pipeline = p

@@ -85,7 +85,7 @@ func randomRun(t *testing.T, seed uint64) {
 	prov := &countingProvider{merged: map[string]*atomic.Int64{}}
 	errs := &errSink{}
 	inf, err := NewShared(Options[*corev1.ConfigMap]{
-		Source: src, ErrorHandler: errs.add, Metrics: prov, ListWatch: reflector.Settings{PageSize: 7},
+		Source: src, ErrorHandler: errs.add, Metrics: prov, Settings: reflector.Settings{PageSize: 7},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestSharedTransformErrorSkipsOnlyThatListedObject(t *testing.T) {
 			}
 			h := startShared(t, 10, Options[*corev1.ConfigMap]{
 				Transform: transform,
-				ListWatch: reflector.Settings{Streaming: mode},
+				Settings:  reflector.Settings{Streaming: mode},
 			}, nil)
 			defer h.stop()
 			synctest.Wait()

@@ -202,7 +202,7 @@ func (w *idleWatch) Close() error {
 func TestWaitOnASourceWithOpaqueVersions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		inf, err := NewShared(Options[*corev1.ConfigMap]{Source: opaqueVersions{},
-			ListWatch: reflector.Settings{Streaming: reflector.StreamingOff}})
+			Settings: reflector.Settings{Streaming: reflector.StreamingOff}})
 		if err != nil {
 			t.Fatal(err)
 		}

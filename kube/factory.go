@@ -34,9 +34,9 @@ type FactoryOptions struct {
 	// DefaultResync is the resync period of informers whose
 	// InformerOptions leave it zero (see informer.Options.ResyncPeriod).
 	DefaultResync time.Duration
-	// ListWatch tunes how every informer lists and watches (page size,
+	// Settings tune how every informer lists and watches (page size,
 	// streaming lists, watch timeouts, back-off).
-	ListWatch reflector.Settings
+	Settings reflector.Settings
 	// ErrorHandler receives every informer's errors (see
 	// informer.Options.ErrorHandler). Default: log with log/slog at level
 	// Error.
@@ -158,7 +158,7 @@ type Factory struct {
 	opts       FactoryOptions
 	cluster    *clusterid.Reader // names the cluster in checkpoints
 	// server is what the informers share about the server's reachability
-	// (see newServer); nil when FactoryOptions.ListWatch.Server was given.
+	// (see newServer); nil when FactoryOptions.Settings.Server was given.
 	server *reflector.Server
 
 	// wg counts the Run calls of started informers.
@@ -204,9 +204,9 @@ func NewFactory(cfg *rest.Config, opts FactoryOptions) (*Factory, error) {
 	}
 	f := &Factory{cfg: c, httpClient: hc, opts: opts, informers: make(map[Key]*entry)}
 	f.cluster = newClusterIdentity(f)
-	if f.opts.ListWatch.Server == nil {
+	if f.opts.Settings.Server == nil {
 		f.server = newServer(c, hc)
-		f.opts.ListWatch.Server = f.server
+		f.opts.Settings.Server = f.server
 	}
 	return f, nil
 }
@@ -295,7 +295,7 @@ func informerFor[T cache.Object](f *Factory, k kind[T], opts InformerOptions[T],
 		Clock:            f.opts.Clock,
 		Metrics:          f.opts.Metrics,
 		MutationDetector: f.opts.MutationDetector && isRuntimeObject[T](), // views may not be
-		ListWatch:        f.opts.ListWatch,
+		Settings:         f.opts.Settings,
 	})
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)

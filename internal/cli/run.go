@@ -122,7 +122,7 @@ func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], 
 			Transform:  informer.DropManagedFields[T],
 			Metrics:    opts.collector,
 			Checkpoint: ckpt,
-			ListWatch:  reflector.Settings{Server: g.server},
+			Settings:   reflector.Settings{Server: g.server},
 			ErrorHandler: func(err error) {
 				if opts.ctxErr() != nil {
 					return

@@ -93,7 +93,7 @@ func Example() {
 
 	// Wire the controller as in production, on the server's config.
 	f, err := kube.NewFactory(srv.Config(), kube.FactoryOptions{
-		ListWatch:    reflector.Settings{BackoffInitial: 10 * time.Millisecond}, // fast retries for tests
+		Settings:     reflector.Settings{BackoffInitial: 10 * time.Millisecond}, // fast retries for tests
 		ErrorHandler: func(error) {},                                            // the reset below is reported here
 	})
 	if err != nil {

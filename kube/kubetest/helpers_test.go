@@ -65,8 +65,8 @@ func factory(t testing.TB, srv *kubetest.Server, opts kube.FactoryOptions) (*kub
 	t.Helper()
 	e := &errs{}
 	opts.ErrorHandler = e.add
-	opts.ListWatch.BackoffInitial = 10 * time.Millisecond
-	opts.ListWatch.BackoffMax = 50 * time.Millisecond
+	opts.Settings.BackoffInitial = 10 * time.Millisecond
+	opts.Settings.BackoffMax = 50 * time.Millisecond
 	f, err := kube.NewFactory(srv.Config(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -186,7 +186,7 @@ func TestFactoryInformerPagesWithoutStreamingLists(t *testing.T) {
 		objs = append(objs, pod("ns", fmt.Sprint("p", i), nil))
 	}
 	srv := kubetest.New(t, kubetest.Options{StreamingListUnsupported: true, Objects: objs})
-	f, _ := factory(t, srv, kube.FactoryOptions{ListWatch: reflector.Settings{PageSize: 2}})
+	f, _ := factory(t, srv, kube.FactoryOptions{Settings: reflector.Settings{PageSize: 2}})
 	inf, _ := podInformer(t, f, nil)
 	if got := cached(inf); len(got) != 5 {
 		t.Errorf("cache %v, want 5 pods", got)

@@ -47,7 +47,7 @@ func TestProviderReportsSharedInformerOnce(t *testing.T) {
 				}
 				inf, err := informer.NewShared(informer.Options[*corev1.ConfigMap]{
 					Name: "cms", Source: src, Metrics: p, ErrorHandler: func(error) {},
-					ListWatch: reflector.Settings{Streaming: tc.streaming},
+					Settings: reflector.Settings{Streaming: tc.streaming},
 				})
 				if err != nil {
 					t.Fatal(err)

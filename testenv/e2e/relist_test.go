@@ -40,7 +40,7 @@ func TestRelistDeliversTheNotificationsOfAWholeReplace(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := newProbe(src)
-			r := runInformer(t, p, informer.Options[*corev1.ConfigMap]{ListWatch: mode.settings}, false)
+			r := runInformer(t, p, informer.Options[*corev1.ConfigMap]{Settings: mode.settings}, false)
 			requireCacheMatches(t, r.inf.Cache(), listConfigMaps(ns))
 			known := map[string]string{}
 			for _, cm := range r.inf.Cache().List() {

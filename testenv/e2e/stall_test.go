@@ -162,7 +162,7 @@ func (p *streamProxy) counts() (dropped, stalled int) {
 // informer of the pods of ns.
 func proxiedPods(t *testing.T, p *streamProxy, ns string, errs *errorLog, lw reflector.Settings) (*kube.Factory, *informer.Shared[*corev1.Pod]) {
 	t.Helper()
-	f, err := kube.NewFactory(p.config(), kube.FactoryOptions{ErrorHandler: errs.handle, ListWatch: lw})
+	f, err := kube.NewFactory(p.config(), kube.FactoryOptions{ErrorHandler: errs.handle, Settings: lw})
 	if err != nil {
 		t.Fatal(err)
 	}

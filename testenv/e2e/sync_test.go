@@ -50,7 +50,7 @@ func TestInitialSyncOf2000Pods(t *testing.T) {
 	t.Run("list from the watch cache", func(t *testing.T) {
 		src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 		src.noStreaming = true
-		r := runInformer(t, src, informer.Options[*corev1.Pod]{ListWatch: reflector.Settings{PageSize: pageSize}}, false)
+		r := runInformer(t, src, informer.Options[*corev1.Pod]{Settings: reflector.Settings{PageSize: pageSize}}, false)
 		if got := len(r.inf.Cache().List()); got != n {
 			t.Fatalf("synced with %d pods, want %d", got, n)
 		}
@@ -65,7 +65,7 @@ func TestInitialSyncOf2000Pods(t *testing.T) {
 		src := podSource(t, kube.SourceOptions{Selection: kube.Selection{Namespace: ns}})
 		src.noStreaming = true
 		src.consistentLists = true
-		r := runInformer(t, src, informer.Options[*corev1.Pod]{ListWatch: reflector.Settings{PageSize: pageSize}}, false)
+		r := runInformer(t, src, informer.Options[*corev1.Pod]{Settings: reflector.Settings{PageSize: pageSize}}, false)
 		if got := len(r.inf.Cache().List()); got != n {
 			t.Fatalf("synced with %d pods, want %d", got, n)
 		}

@@ -10,6 +10,8 @@
 // [ShardProvider]. A nil provider, and a nil instrument inside a
 // returned set, both mean "do not report": callers replace a nil
 // instrument with [Discard], so a provider only fills in what it supports.
+// A provider that supports a few sets embeds [Nop], which answers every
+// method with the empty set, and writes only the methods it needs.
 //
 // The instruments are the three primitives [Counter], [Gauge] and
 // [Histogram]. They are deliberately smaller than any backend's types, so

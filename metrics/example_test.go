@@ -21,22 +21,18 @@ func (g *gauge) Set(v float64)  { g.bits.Store(math.Float64bits(v)) }
 func (g *gauge) value() float64 { return math.Float64frombits(g.bits.Load()) }
 
 // modeProvider reports one thing only: which list mode last filled a
-// reflector's store. Every other instrument is left nil, so not reported.
-type modeProvider struct{ paged, streaming gauge }
+// reflector's store. It embeds metrics.Nop for the other sets, and leaves
+// every other instrument nil, so not reported.
+type modeProvider struct {
+	metrics.Nop
+	paged, streaming gauge
+}
 
 func (p *modeProvider) NewReflectorMetrics(string) metrics.ReflectorMetrics {
 	return metrics.ReflectorMetrics{
 		PagedLists:     metrics.ListMetrics{Last: &p.paged},
 		StreamingLists: metrics.ListMetrics{Last: &p.streaming},
 	}
-}
-
-func (p *modeProvider) NewInformerMetrics(string) metrics.InformerMetrics {
-	return metrics.InformerMetrics{}
-}
-
-func (p *modeProvider) NewHandlerMetrics(string, string) metrics.HandlerMetrics {
-	return metrics.HandlerMetrics{}
 }
 
 // A provider of a few lines, given to an informer: its reflector reports

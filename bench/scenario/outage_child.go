@@ -260,7 +260,7 @@ func ourOutageInformers(ctx context.Context, kubeconfig string, namespaces []str
 	}
 	infs := make([]*informer.Shared[*corev1.ConfigMap], 0, len(namespaces))
 	for _, ns := range namespaces {
-		inf, err := kube.Informer(f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Namespace: ns}})
+		inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[*corev1.ConfigMap]{Selection: kube.Selection{Namespace: ns}})
 		if err != nil {
 			f.Shutdown()
 			return outageInformers{}, err

@@ -14,7 +14,7 @@ type managedFieldsSetter interface {
 }
 
 // DropManagedFields is a transform (Options.Transform,
-// FactoryOptions.Transform) that clears metadata.managedFields, which
+// kube.InformerOptions.Transform) that clears metadata.managedFields, which
 // controllers rarely read and which often make up a large part of an
 // object's memory. It modifies obj in place, which transforms may do: the
 // object is not shared yet. Objects without managed fields pass unchanged.

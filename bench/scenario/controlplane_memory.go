@@ -20,7 +20,7 @@ import (
 //   - heap-per-pod-*: the live heap after a full GC, minus the same before
 //     the sync, per cached pod (sidecarPod: two containers, managedFields
 //     of two managers, about 7 KB of JSON), for kinformer with default
-//     options, kinformer with kube.DropManagedFields, client-go, client-go
+//     options, kinformer with informer.DropManagedFields, client-go, client-go
 //     with a transform clearing managedFields, and kinformer's projected
 //     view when the build has one (see viewSides).
 //   - sync-cpu-projected: the process CPU time of the sync per pod with

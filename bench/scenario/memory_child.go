@@ -41,8 +41,8 @@ const (
 	// MemOurs is kinformer with default options: kube.NewFactory and
 	// kube.Informer[*corev1.Pod].
 	MemOurs Side = "mem-ours"
-	// MemOursNoMF is MemOurs with FactoryOptions.Transform
-	// kube.DropManagedFields.
+	// MemOursNoMF is MemOurs with InformerOptions.Transform
+	// informer.DropManagedFields.
 	MemOursNoMF Side = "mem-ours-nomf"
 	// MemClientGo is client-go's shared informer factory, its clientset
 	// speaking protobuf, as Kubernetes' own components do.

@@ -27,8 +27,8 @@ type ContainerView struct {
 	Image string `kube:"image"`
 }
 
-// MemOursView is kinformer's projected view: kube.ViewInformer[*PodView,
-// *corev1.Pod] of a factory with default options.
+// MemOursView is kinformer's projected view: kube.Informer[*PodView] of a
+// factory with default options.
 const MemOursView Side = "mem-ours-view"
 
 // viewSides are the projected-view sides of the memory scenarios.

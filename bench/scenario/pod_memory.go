@@ -32,13 +32,13 @@ import (
 // 20,000 pods in protobuf (newPod's pods with the managedFields the
 // apiserver adds), and watches that stay open without events (a streaming
 // list is refused, so both sides list plainly). kinformer syncs them
-// through kube.Typed and a shared informer, client-go through a protobuf
+// through kube.Source and a shared informer, client-go through a protobuf
 // clientset and its shared informer. The value is the live heap after the
 // sync (after garbage collection) minus the live heap before the informer
 // was built, divided by the pods: the pods as each side decoded and keeps
 // them, its cache and indexes, and kinformer's interning tables.
 //
-// pod-memory runs kube.Typed with its default options (strings interned);
+// pod-memory runs kube.Source with its default options (strings interned);
 // pod-memory-shared with SourceOptions.ShareMutableParts. The client-go
 // side is the same in both.
 func init() {

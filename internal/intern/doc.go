@@ -1,8 +1,8 @@
 // Package intern makes Kubernetes objects decoded one at a time share the
 // values they repeat, so that a cache of many similar objects (the pods of
 // one workload) keeps one copy of each instead of one per object. It is the
-// machinery behind kube.Typed's decoding; nothing outside this module sees
-// it.
+// machinery behind the decoding of kube's sources of built-in types;
+// nothing outside this module sees it.
 //
 // Two levels, chosen per Interner:
 //

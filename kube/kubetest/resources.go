@@ -109,7 +109,7 @@ type apiGroup struct {
 // kube-aware version ordering ranks first (v2 before v1 before v1beta1),
 // because the server cannot convert between versions: client-go's scheme
 // has no internal types. The plural comes from meta.UnsafeGuessKindToResource,
-// right for every built-in kind (as kube.ResourceFor relies on); the scope
+// right for every built-in kind (as kube relies on for built-in types); the scope
 // from clusterScoped.
 func newRegistry(custom []CustomResource) (*registry, error) {
 	reg := &registry{

@@ -34,7 +34,7 @@ type InformerOptions[T shard.Member] struct {
 	// Field is what the ranges hash. Default shard.UID.
 	Field shard.Field
 	// NewSource returns a source of the objects of one shard. For a
-	// kube-apiserver it is kube.Typed (or Dynamic, Metadata) with
+	// kube-apiserver it is kube.Source with
 	// SourceOptions.Selection.Shard set to set, which the server filters
 	// when it can; any other source can be wrapped with shard.Filter.
 	NewSource func(set shard.Set) (listwatch.ListerWatcher[T], error)

@@ -188,6 +188,55 @@ func (h *ctrlHarness) converged(t *testing.T) {
 	}
 }
 
+// Synced closes once the first list is in the cache and handed to the
+// handler: a handler held in its first call holds it open.
+func TestControllerSyncedClosesOnceTheFirstListIsHandled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src, err := fake.New(fake.Options[cmap]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"a", "b"} {
+			if _, err := src.Create(newCM(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gate := make(chan struct{})
+		var seen []string
+		c, err := informer.NewController(informer.ControllerOptions[cmap]{Source: src, Handler: informer.HandlerFuncs[cmap]{
+			AddFunc: func(o cmap, _ bool) {
+				<-gate
+				seen = append(seen, o.Name)
+			},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- c.Run(ctx) }()
+		defer func() {
+			cancel()
+			<-done
+		}()
+		synctest.Wait()
+		select {
+		case <-c.Synced():
+			t.Fatal("Synced closed while the handler holds the first list")
+		default:
+		}
+		close(gate)
+		select {
+		case <-c.Synced():
+		case <-ctx.Done():
+			t.Fatal("Synced never closed")
+		}
+		if !c.HasSynced() || len(seen) != 2 || c.Cache().Len() != 2 {
+			t.Fatalf("synced %v with %v handled and %d cached", c.HasSynced(), seen, c.Cache().Len())
+		}
+	})
+}
+
 func TestControllerDeliversInitialListThenChanges(t *testing.T) {
 	runController(t, informer.ControllerOptions[cmap]{}, []string{"a", "b"}, func(h *ctrlHarness) {
 		if !h.c.HasSynced() || h.c.LastSyncResourceVersion() != "3" {

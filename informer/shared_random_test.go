@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -67,7 +68,9 @@ func drained[T cache.Object](inf *Shared[T]) bool {
 // refuses watches, drops events and compacts its history. At the end the
 // cache equals the source, and every remaining handler's view, built only
 // from the notifications it received through valid calls, equals the
-// cache.
+// cache. Meanwhile the version the cache reflects never goes back, and
+// every wait for the version of an update returns with the cache holding
+// that update or a later state of the object.
 func TestSharedRandomizedHandlersConvergeOverFaultySource(t *testing.T) {
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
@@ -133,10 +136,48 @@ func randomRun(t *testing.T, seed uint64) {
 		}
 		return out
 	}
+	// waits are WaitForResourceVersion calls for the version of an update,
+	// each checking, once it returns, that the cache reflects it.
+	var (
+		waits      sync.WaitGroup
+		waitMu     sync.Mutex
+		waitErrs   []string
+		waitsMet   atomic.Int64
+		lastReach  cache.Mark
+		lastReachN int
+	)
+	waitFor := func(key, rv string) {
+		waits.Go(func() {
+			if err := inf.WaitForResourceVersion(ctx, rv); err != nil {
+				return // the run ended first
+			}
+			waitsMet.Add(1)
+			obj, ok, _ := inf.Cache().GetByKey(key)
+			_, name, _ := cache.SplitMetaNamespaceKey(key)
+			_, inSource := src.Get("ns", name)
+			var bad string
+			switch {
+			case ok && mustAtoi(obj.ResourceVersion) < mustAtoi(rv):
+				bad = fmt.Sprintf("%s at %s in the cache after a wait for %s", key, obj.ResourceVersion, rv)
+			case !ok && inSource:
+				bad = fmt.Sprintf("%s missing from the cache after a wait for its update at %s", key, rv)
+			}
+			if bad != "" {
+				waitMu.Lock()
+				waitErrs = append(waitErrs, bad)
+				waitMu.Unlock()
+			}
+		})
+	}
 	var removed *member
 	next := 0
 	const steps = 3000
 	for step := range steps {
+		if r := inf.queue.Reached(); r.Seq < lastReach.Seq || r.ResourceVersion != "" && mustAtoi(r.ResourceVersion) < lastReachN {
+			t.Fatalf("step %d: the cache went back from %+v to %+v", step, lastReach, r)
+		} else if r.ResourceVersion != "" {
+			lastReach, lastReachN = r, mustAtoi(r.ResourceVersion)
+		}
 		switch {
 		case step == steps/3:
 			add("late", jitter(seed+100, 5*time.Millisecond), 0)
@@ -159,8 +200,12 @@ func randomRun(t *testing.T, seed uint64) {
 		case p < 80:
 			obj, _ := src.Get("ns", existing[rng.IntN(len(existing))])
 			obj.Data = map[string]string{"step": fmt.Sprint(step)}
-			if _, err := src.Update(obj); err != nil {
+			updated, err := src.Update(obj)
+			if err != nil {
 				t.Fatal(err)
+			}
+			if step%20 == 0 {
+				waitFor(keyOf(updated), updated.ResourceVersion)
 			}
 		case p < 99:
 			if _, err := src.Delete("ns", existing[rng.IntN(len(existing))]); err != nil {
@@ -234,4 +279,20 @@ func randomRun(t *testing.T, seed uint64) {
 	if err := <-done; err != nil {
 		t.Errorf("Run: %v", err)
 	}
+	waits.Wait()
+	if len(waitErrs) > 0 {
+		t.Errorf("%d waits returned before the cache reflected their version; first: %s", len(waitErrs), waitErrs[0])
+	}
+	if waitsMet.Load() == 0 {
+		t.Errorf("no wait for a version returned; the test does not exercise them")
+	}
+	t.Logf("%d waits for a version met", waitsMet.Load())
+}
+
+func mustAtoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }

@@ -259,20 +259,23 @@ type harness struct {
 // filled in), lets setup seed the source, starts Run, waits for the first
 // sync and hands over to body. It stops the reflector and checks that Run
 // returned when body is done. The store takes every list as a Replace;
-// runIncremental's takes relists as sessions (cache.Relister).
+// runIncremental's takes relists as sessions (cache.Writer.BeginRelist).
 func run(t *testing.T, srcOpts fake.Options[obj], opts reflector.Options[obj], setup func(*harness), body func(*harness)) {
 	t.Helper()
-	runWith(t, false, srcOpts, opts, setup, body)
+	runWith(t, false, nil, srcOpts, opts, setup, body)
 }
 
 // runIncremental is run with a store that takes every list after its
 // first write as a relist session.
 func runIncremental(t *testing.T, srcOpts fake.Options[obj], opts reflector.Options[obj], setup func(*harness), body func(*harness)) {
 	t.Helper()
-	runWith(t, true, srcOpts, opts, setup, body)
+	runWith(t, true, nil, srcOpts, opts, setup, body)
 }
 
-func runWith(t *testing.T, incremental bool, srcOpts fake.Options[obj], opts reflector.Options[obj], setup func(*harness), body func(*harness)) {
+// runWith runs a harness whose store, incremental or not, the reflector
+// writes to through wrap when it is not nil.
+func runWith(t *testing.T, incremental bool, wrap func(cache.Writer[obj]) cache.Writer[obj], srcOpts fake.Options[obj],
+	opts reflector.Options[obj], setup func(*harness), body func(*harness)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		src, err := fake.New(srcOpts)
@@ -283,6 +286,9 @@ func runWith(t *testing.T, incremental bool, srcOpts fake.Options[obj], opts ref
 		h.store.incremental = incremental
 		opts.Source = src
 		opts.Store = h.store
+		if wrap != nil {
+			opts.Store = wrap(h.store)
+		}
 		opts.ErrorHandler = h.errs.handle
 		h.r, err = reflector.New(opts)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
 	"github.com/kinformer/kinformer/reflector"
@@ -44,6 +45,44 @@ func TestReflectorAppliesPagedRelistAsItArrives(t *testing.T) {
 		s := h.store
 		if s.count("replace") != 1 || s.count("apply") != 2 || s.count("finish") != 1 {
 			t.Fatalf("store calls %v, want the first list replaced and the relist's 2 pages applied then finished", s.calls)
+		}
+	})
+}
+
+// countingWriter is a store wrapped by code that only wanted to see the
+// adds: it embeds the store's Writer, so relists still reach the store's
+// sessions (a store without BeginRelist would not compile as a Writer).
+type countingWriter struct {
+	cache.Writer[obj]
+	adds int
+}
+
+func (w *countingWriter) Add(o obj) error {
+	w.adds++
+	return w.Writer.Add(o)
+}
+
+// A wrapped store keeps one-copy relists: the relist after an expired
+// watch (5 objects in pages of 2) still goes to the store's session page
+// by page.
+func TestReflectorRelistsInPlaceThroughAWrappedStore(t *testing.T) {
+	opts := plain
+	opts.PageSize = 2
+	var w *countingWriter
+	wrap := func(s cache.Writer[obj]) cache.Writer[obj] {
+		w = &countingWriter{Writer: s}
+		return w
+	}
+	runWith(t, true, wrap, fake.Options[obj]{}, opts, func(h *harness) { h.create("a", "b", "c", "d") }, func(h *harness) {
+		h.converged()
+		h.create("x")
+		h.settle()
+		relistWhileDown(h)
+		h.converged()
+		s := h.store
+		if s.count("begin") == 0 || s.count("apply") < 3 || s.count("finish") != 1 || s.count("replace") != 1 || w.adds != 1 {
+			t.Fatalf("store calls %v, wrapper saw %d adds; want the relist applied in pages through the wrapper, and its one add",
+				s.calls, w.adds)
 		}
 	})
 }

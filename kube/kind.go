@@ -64,7 +64,7 @@ func kindOf[T cache.Object](ctx context.Context, cfg *rest.Config, res Resource,
 	if full, ok := viewedType[T](); ok { // a view of built-in type full
 		own, err := source.BuiltinResource(full)
 		if err != nil {
-			return kind[T]{}, fmt.Errorf("kube: view %v: %w (a view of a custom resource embeds kube.ViewMeta and names its resource in %s)", t, err, option)
+			return kind[T]{}, fmt.Errorf("%w: ViewOf in %v needs a built-in type (a view of a custom resource embeds kube.ViewMeta and names its resource in %s)", err, t, option)
 		}
 		if err := sameResource(t, own, res, option); err != nil {
 			return kind[T]{}, err

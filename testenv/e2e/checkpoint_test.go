@@ -229,7 +229,8 @@ func rewriteCheckpoint(t *testing.T, dir, ns string, edit func(id *checkpoint.Id
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := checkpoint.Identity{Cluster: string(ks.UID), Resource: "typed /v1, Resource=pods namespace=" + ns,
+	// The informer's Key, as kube.Key.String prints it, names the resource.
+	id := checkpoint.Identity{Cluster: string(ks.UID), Resource: "pods -n " + ns,
 		Type: checkpoint.TypeName[*corev1.Pod](), Encoding: codec.Name}
 	snap, err := checkpoint.Read(files[0], id, codec)
 	if err != nil {

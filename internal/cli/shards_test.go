@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +170,24 @@ func TestShardHelpWarnsOfNamespaceSkew(t *testing.T) {
 		if !strings.Contains(flat, want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// shards makes a source per hash range: none of them may log a line at
+// the default level (it printed one per range on stderr, 15 for three
+// resources split in five).
+func TestShardsLogsNothingPerRange(t *testing.T) {
+	var logs bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	global := fakeCluster(t, metadataList([]string{"a", "b"}, []types.UID{"u1", "u2"}))
+	global.AllNamespaces = true
+	var out bytes.Buffer
+	if err := RunShards(t.Context(), Streams{Out: &out, ErrOut: &logs}, global, ShardsOptions{Split: 5, By: "uid"}, []string{"pods"}); err != nil {
+		t.Fatal(err)
+	}
+	if logs.Len() != 0 {
+		t.Errorf("shards --split 5 logged:\n%s", logs.String())
 	}
 }

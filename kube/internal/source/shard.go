@@ -65,7 +65,10 @@ func newShardFilter[T cache.Object](set shard.Set, name string, m metrics.ShardM
 	return &shardFilter[T]{set: set, selector: set.Selector(), name: name, m: m.WithDefaults()}
 }
 
-// setMode records who filters, logging and reporting each change.
+// setMode records who filters, reporting each change in the metrics
+// (ShardMetrics.ServerSide) and logging it at debug level: a process with
+// many sharded sources (the kinformer shards command makes one per hash
+// range) would otherwise print a line per source.
 func (f *shardFilter[T]) setMode(m shardMode, why string) {
 	if m == shardServerSide {
 		f.m.ServerSide.Set(1)
@@ -75,7 +78,7 @@ func (f *shardFilter[T]) setMode(m shardMode, why string) {
 	if shardMode(f.mode.Swap(int32(m))) == m {
 		return
 	}
-	slog.Info("kinformer shard filter", "source", f.name, "shard", f.set.String(), "mode", m.String(), "why", why)
+	slog.Debug("kinformer shard filter", "source", f.name, "shard", f.set.String(), "mode", m.String(), "why", why)
 }
 
 // shardList applies the shard filter to one list page and learns the mode

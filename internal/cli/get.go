@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube"
@@ -79,6 +80,14 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 	}
 	if len(names) > 0 && len(sess.targets) > 1 {
 		return errors.New("names can follow one resource only, as in `get pods web-0 web-1`")
+	}
+	if len(names) == 1 {
+		// One object: the server selects it, rather than the whole
+		// namespace being listed to print one (several names list the
+		// namespace: a field selector cannot name more than one).
+		one := *global
+		one.FieldSelector = joinSelectors(global.FieldSelector, fields.OneTermEqualSelector("metadata.name", names[0]).String())
+		global = &one
 	}
 	g := getter{streams: streams, global: global, sess: sess, names: names}
 	// Named objects print in the order given, unless --sort-by says
@@ -312,4 +321,15 @@ func (b *bufferedWriter) flush() error {
 	}
 	b.buf = b.buf[:0]
 	return b.err
+}
+
+// joinSelectors is the selector requiring both a and b (either may be "").
+func joinSelectors(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "," + b
 }

@@ -83,3 +83,38 @@ func TestGetByNameAcrossNamespacesIsRefused(t *testing.T) {
 		t.Errorf("get pods web-5 -A: %v, want a user error pointing to -n", err)
 	}
 }
+
+// get NAME asks the server for that object alone (a field selector on
+// metadata.name, with the user's own), not for the whole namespace.
+func TestGetByNameSelectsTheObject(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "pods", "web-5", "-n", "shop"}, "metadata.name=web-5"},
+		{[]string{"get", "pods", "web-5", "-n", "shop", "-o", "name"}, "metadata.name=web-5"},
+		{[]string{"get", "pods", "web-5", "-n", "shop", "--field-selector", "status.phase=Running"}, "status.phase=Running,metadata.name=web-5"},
+	} {
+		var once sync.Once
+		got := make(chan string, 1)
+		global := fakeCluster(t, func(w http.ResponseWriter, r *http.Request) {
+			once.Do(func() { got <- r.URL.Query().Get("fieldSelector") })
+			<-r.Context().Done()
+		})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() {
+			done <- Execute(ctx, Streams{Out: io.Discard, ErrOut: io.Discard}, append(tc.args, "--kubeconfig", global.Kubeconfig))
+		}()
+		select {
+		case sel := <-got:
+			if sel != tc.want {
+				t.Errorf("%v: fieldSelector %q, want %q", tc.args, sel, tc.want)
+			}
+		case <-time.After(time.Minute):
+			t.Errorf("%v: never asked the server", tc.args)
+		}
+		cancel()
+		<-done
+	}
+}

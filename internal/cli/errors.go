@@ -190,6 +190,12 @@ func rootCause(err error) string {
 // fatalBeforeSync reports whether an informer error seen before the first
 // sync will not go away by retrying, so the command should stop and say so.
 func fatalBeforeSync(err error) bool {
+	if errors.Is(err, listwatch.ErrStreamingListUnsupported) {
+		// A server without streaming lists (before 1.34, or the WatchList
+		// gate off) refuses sendInitialEvents with 422: the informer lists
+		// instead.
+		return false
+	}
 	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) ||
 		apierrors.IsNotFound(err) || apierrors.IsBadRequest(err) || apierrors.IsInvalid(err) ||
 		apierrors.IsMethodNotSupported(err)

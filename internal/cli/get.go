@@ -170,7 +170,9 @@ func readObjects[T labeled](ctx context.Context, g getter, newSource newSourceFu
 	wg.Go(func() { grp.run(ctx) })
 	defer wg.Wait()
 	defer cancel()
-	if err := syncWithProgress(ctx, grp, g.streams, g.global.SyncTimeout, g.sess.cfg.Host); err != nil {
+	// get's output is what it prints; the sync is reported on a terminal
+	// only, where the progress bars were (piped, stderr stays quiet).
+	if err := syncWithProgress(ctx, grp, g.streams, g.global.SyncTimeout, g.sess.cfg.Host, g.streams.ErrIsTerminal); err != nil {
 		return nil, nil, err
 	}
 	for _, l := range grp.informers {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // A get interrupted while it syncs exits non-zero (130 for SIGINT, 143
@@ -116,5 +118,35 @@ func TestGetByNameSelectsTheObject(t *testing.T) {
 		}
 		cancel()
 		<-done
+	}
+}
+
+// Piped, get prints its output and nothing else: no "synced" report on
+// stderr (a terminal gets one, where the progress bars were).
+func TestGetPipedSaysNothingOnStderr(t *testing.T) {
+	global := fakeCluster(t, func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		switch {
+		case q.Get("watch") == "true" && q.Get("sendInitialEvents") == "true":
+			// A server without streaming lists: the informer lists.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"sendInitialEvents is forbidden","reason":"Invalid","code":422}`)
+			return
+		case q.Get("watch") == "true":
+			<-r.Context().Done() // a watch that stays open
+			return
+		}
+		metadataList([]string{"a", "b"}, []types.UID{"u1", "u2"})(w, r)
+	})
+	var out, errOut strings.Builder
+	if err := Execute(t.Context(), Streams{Out: &out, ErrOut: &errOut}, []string{"get", "pods", "-A", "-o", "name", "--kubeconfig", global.Kubeconfig}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "pod/o-a\npod/o-b\n" {
+		t.Errorf("stdout %q", out.String())
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("stderr, piped: %q, want nothing", errOut.String())
 	}
 }

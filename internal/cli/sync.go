@@ -11,11 +11,11 @@ import (
 
 // syncWithProgress waits for g's initial sync, showing progress on
 // streams.ErrOut: a redrawn bar per informer on a terminal, a plain line per
-// informer every second otherwise, and a "synced" line per informer at the
-// end. What goes wrong meanwhile (g.health) is printed above the bars, and
+// informer every second otherwise, and, with report, a "synced" line per
+// informer at the end. What goes wrong meanwhile (g.health) is printed above the bars, and
 // what still holds (an outage, say) is shown under them. It returns
 // waitSynced's error.
-func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Streams, timeout time.Duration, host string) error {
+func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Streams, timeout time.Duration, host string, report bool) error {
 	done := make(chan error, 1)
 	// Owned here: waitSynced returns when the informers sync, fail, or ctx
 	// ends, and this function always receives its result before returning.
@@ -41,7 +41,9 @@ func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Strea
 				return err
 			}
 			for _, l := range g.informers {
-				fmt.Fprintln(streams.ErrOut, syncedLine(l.name, l.inf.Cache().Len(), l.syncTime()))
+				if report {
+					fmt.Fprintln(streams.ErrOut, syncedLine(l.name, l.inf.Cache().Len(), l.syncTime()))
+				}
 			}
 			return nil
 		case <-tick.C:

@@ -84,7 +84,7 @@ func runWatch[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 	defer wg.Wait() // after cancel (deferred later, so run first)
 	defer cancel()
 
-	if err := syncWithProgress(ctx, g, streams, global.SyncTimeout, sess.cfg.Host); err != nil {
+	if err := syncWithProgress(ctx, g, streams, global.SyncTimeout, sess.cfg.Host, true); err != nil {
 		return err
 	}
 	p.flush()

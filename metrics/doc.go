@@ -83,15 +83,18 @@
 // labels besides "name" (priority: the int priority, "0" for Add, "-100"
 // for PriorityLow):
 //
-//	field                      metric                                       type       labels    meaning
-//	Priority(p).Depth          workqueue_depth                              gauge      priority  items waiting for a worker at priority p
-//	Adds                       workqueue_adds_total                         counter              adds that made an item wait
-//	Priority(p).QueueLatency   workqueue_queue_duration_seconds             histogram  priority  wait from add to Get of items handed out at p
-//	WorkDuration               workqueue_work_duration_seconds              histogram            time held by a worker, Get to Done
-//	Retries                    workqueue_retries_total                      counter              rate-limited adds
-//	(sampled) Unfinished       workqueue_unfinished_work_seconds            gauge                summed running time of items held now
-//	(sampled) Longest          workqueue_longest_running_processor_seconds  gauge                running time of the item held longest
-//	(sampled) Oldest           workqueue_oldest_waiting_seconds             gauge      priority  age of the item waiting longest at each priority
+//	field                   metric                                       type       labels    meaning
+//	(sampled) Depth         workqueue_depth                              gauge      priority  items waiting for a worker, per priority
+//	Adds                    workqueue_adds_total                         counter              adds that made an item wait
+//	QueueLatency(p)         workqueue_queue_duration_seconds             histogram  priority  wait from add to Get of items handed out at p
+//	WorkDuration            workqueue_work_duration_seconds              histogram            time held by a worker, Get to Done
+//	Retries                 workqueue_retries_total                      counter              rate-limited adds
+//	(sampled) Unfinished    workqueue_unfinished_work_seconds            gauge                summed running time of items held now
+//	(sampled) Longest       workqueue_longest_running_processor_seconds  gauge                running time of the item held longest
+//	(sampled) Oldest        workqueue_oldest_waiting_seconds             gauge      priority  age of the item waiting longest, per priority
+//
+// The sampled gauges are read from the queue when scraped (a
+// [WorkqueueSampler]), so they cost nothing between scrapes.
 //
 // Shard-filtered source ([ShardMetrics]), label name (the informer's):
 //

@@ -26,69 +26,64 @@ type WorkqueueSample struct {
 	// hold (taken by Get, not yet Done); Longest is the running time of
 	// the one held longest.
 	Unfinished, Longest float64
-	// Oldest has one entry per priority the queue has items waiting at,
-	// or had recently, highest priority first: the age of the item
-	// waiting longest at that priority (0 when none waits now), counted
-	// from the add that made it wait.
-	Oldest []PriorityAge
+	// Priorities has one entry per priority the queue has items waiting
+	// at, or had recently, highest priority first.
+	Priorities []PrioritySample
 }
 
-// PriorityAge is the age of the oldest item waiting at one priority.
-type PriorityAge struct {
+// PrioritySample is what waits in a queue at one priority.
+type PrioritySample struct {
 	Priority int
-	Seconds  float64
+	// Depth is the number of items waiting at this priority to be handed
+	// to a worker; the queue's Len is the sum over its priorities.
+	Depth int
+	// Oldest is the age, in seconds, of the item waiting longest at this
+	// priority (0 when none waits), counted from the add that made it
+	// wait.
+	Oldest float64
 }
 
 // WorkqueueMetrics is the set of instruments one queue updates. Any field may
-// be nil, meaning "not reported"; the zero value reports nothing.
+// be nil, meaning "not reported"; the zero value reports nothing. What the
+// queue holds (depth, oldest item, work in flight) is sampled instead, see
+// WorkqueueSampler.
 //
 // The queue updates the instruments while holding its own lock, so they must
-// not block or call back into the queue.
+// not block or call back into the queue. An Add or Done made while another
+// goroutine holds the queue may be recorded a little later, with the time
+// it was made, when the queue next takes its lock (at the latest when it is
+// sampled).
 type WorkqueueMetrics struct {
 	// Adds counts adds that made an item wait (adds of an item that was
 	// already waiting are de-duplicated and not counted, even when they
 	// raise its priority).
 	Adds Counter
+	// QueueLatency returns the histogram of one priority: it observes, in
+	// seconds, how long each item handed out at that priority waited, from
+	// the add that made it wait to the Get that handed it out. The queue
+	// calls it when items first wait at a priority (again after a long
+	// spell without, if many priorities were used meanwhile), so it must
+	// return the same histogram for the same priority every time.
+	QueueLatency func(priority int) Histogram
 	// WorkDuration observes, in seconds, how long each item was held by a
 	// worker, from Get to Done.
 	WorkDuration Histogram
 	// Retries counts rate-limited adds (AddRateLimited).
 	Retries Counter
-	// Priority returns the instruments of the items at one priority. The
-	// queue calls it when items first wait at that priority (again after
-	// a long spell without, if many priorities were used meanwhile), so
-	// it must return the same instruments for the same priority every
-	// time.
-	Priority func(priority int) WorkqueuePriorityMetrics
-}
-
-// WorkqueuePriorityMetrics are the instruments of one priority of a queue.
-// Any field may be nil, meaning "not reported".
-type WorkqueuePriorityMetrics struct {
-	// Depth is set to the number of items waiting at this priority after
-	// every change; the queue's Len is the sum over its priorities. An
-	// item whose priority is raised moves from one depth to the other.
-	Depth Gauge
-	// QueueLatency observes, in seconds, how long each item handed out at
-	// this priority waited, from the add that made it wait to the Get that
-	// handed it out.
-	QueueLatency Histogram
 }
 
 // WithDefaults returns m with every nil instrument replaced by [Discard].
 func (m WorkqueueMetrics) WithDefaults() WorkqueueMetrics {
 	orDiscard([]*Counter{&m.Adds, &m.Retries}, nil, []*Histogram{&m.WorkDuration})
-	if m.Priority == nil {
-		m.Priority = func(int) WorkqueuePriorityMetrics { return WorkqueuePriorityMetrics{}.WithDefaults() }
+	if f := m.QueueLatency; f == nil {
+		m.QueueLatency = func(int) Histogram { return Discard{} }
 	} else {
-		f := m.Priority
-		m.Priority = func(p int) WorkqueuePriorityMetrics { return f(p).WithDefaults() }
+		m.QueueLatency = func(p int) Histogram {
+			if h := f(p); h != nil {
+				return h
+			}
+			return Discard{}
+		}
 	}
-	return m
-}
-
-// WithDefaults returns m with every nil instrument replaced by [Discard].
-func (m WorkqueuePriorityMetrics) WithDefaults() WorkqueuePriorityMetrics {
-	orDiscard(nil, []*Gauge{&m.Depth}, []*Histogram{&m.QueueLatency})
 	return m
 }

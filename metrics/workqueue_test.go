@@ -13,39 +13,33 @@ func (c *counter) Inc() { c.n++ }
 func TestWorkqueueMetricsWithDefaultsFillsOnlyNilFields(t *testing.T) {
 	adds := &counter{}
 	m := metrics.WorkqueueMetrics{Adds: adds}.WithDefaults()
-	if m.WorkDuration == nil || m.Retries == nil || m.Priority == nil {
+	if m.WorkDuration == nil || m.Retries == nil || m.QueueLatency == nil || m.QueueLatency(-100) == nil {
 		t.Fatalf("nil instrument left: %+v", m)
 	}
 	m.Adds.Inc()
 	m.Retries.Inc() // Discard: must not panic or reach adds
 	m.WorkDuration.Observe(1)
+	m.QueueLatency(0).Observe(1)
 	if adds.n != 1 {
 		t.Fatalf("Adds reached %d times, want 1", adds.n)
 	}
-	p := m.Priority(-100)
-	if p.Depth == nil || p.QueueLatency == nil {
-		t.Fatalf("nil priority instrument left: %+v", p)
-	}
-	p.Depth.Set(3)
-	p.QueueLatency.Observe(1)
 }
 
-func TestWorkqueueMetricsWithDefaultsFillsPriorityInstruments(t *testing.T) {
-	depth := depthGauge(0)
-	m := metrics.WorkqueueMetrics{Priority: func(int) metrics.WorkqueuePriorityMetrics {
-		return metrics.WorkqueuePriorityMetrics{Depth: &depth}
+func TestWorkqueueMetricsWithDefaultsFillsNilLatencyOfAPriority(t *testing.T) {
+	var h hist
+	m := metrics.WorkqueueMetrics{QueueLatency: func(p int) metrics.Histogram {
+		if p == 0 {
+			return &h
+		}
+		return nil
 	}}.WithDefaults()
-	p := m.Priority(0)
-	if p.QueueLatency == nil {
-		t.Fatal("nil QueueLatency left")
-	}
-	p.QueueLatency.Observe(2) // Discard
-	p.Depth.Set(4)
-	if depth != 4 {
-		t.Fatalf("depth %v, want 4", depth)
+	m.QueueLatency(-100).Observe(1) // Discard
+	m.QueueLatency(0).Observe(2)
+	if h != 2 {
+		t.Fatalf("histogram got %v, want 2", h)
 	}
 }
 
-type depthGauge float64
+type hist float64
 
-func (g *depthGauge) Set(v float64) { *g = depthGauge(v) }
+func (h *hist) Observe(v float64) { *h += hist(v) }

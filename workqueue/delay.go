@@ -62,16 +62,17 @@ func (q *Queue[T]) addAfter(item T, d time.Duration, p int, keep bool) {
 	if q.shuttingDown {
 		return
 	}
+	q.applyIntakeLocked()
 	dl := &q.delay
 	if keep {
 		if idx := q.items.find(item, h); idx >= 0 {
-			p = q.items.entries[idx].priority
+			p = q.items.at(idx).priority
 		} else if i, ok := dl.index[item]; ok {
 			p = dl.heap[i].priority
 		}
 	}
 	if d <= 0 {
-		q.addLocked(item, h, p)
+		q.addLocked(item, h, p, 0)
 		return
 	}
 	at := q.clock.Now().Add(d)
@@ -154,6 +155,7 @@ func (q *Queue[T]) delayLoop(wake, stop <-chan struct{}, done chan<- struct{}) {
 func (q *Queue[T]) addDue() (wait time.Duration, pending bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.applyIntakeLocked()
 	dl := &q.delay
 	now := q.clock.Now()
 	for len(dl.heap) > 0 {
@@ -163,7 +165,7 @@ func (q *Queue[T]) addDue() (wait time.Duration, pending bool) {
 		}
 		dl.popHead()
 		if !q.shuttingDown {
-			q.addLocked(next.item, q.items.hash(next.item), next.priority)
+			q.addLocked(next.item, q.items.hash(next.item), next.priority, 0)
 		}
 	}
 	return 0, false

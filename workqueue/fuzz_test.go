@@ -10,7 +10,8 @@ import (
 
 // FuzzQueueMatchesModel drives the queue and refQueue (model_test.go) with
 // the same operations, one per input byte, and compares every result: adds
-// at three priorities, non-blocking Gets, Done and ShutDown.
+// at three priorities, non-blocking Gets, Done and ShutDown. An odd length
+// makes Add and Done go through the queue's log.
 func FuzzQueueMatchesModel(f *testing.F) {
 	f.Add([]byte{0, 4, 1, 0, 2, 1, 2, 0})
 	f.Add([]byte{0, 1, 0, 2, 1, 255, 2, 1, 1})
@@ -18,6 +19,7 @@ func FuzzQueueMatchesModel(f *testing.F) {
 	f.Add([]byte{64, 128, 4, 192, 1, 1, 1, 1})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		q := New(Options[int]{})
+		q.alwaysLog = len(ops)%2 == 1
 		defer q.ShutDown()
 		m := newRefQueue()
 		cancelled, cancel := context.WithCancel(context.Background())

@@ -15,19 +15,29 @@ type recorder struct {
 	mu      sync.Mutex
 	name    string
 	sample  metrics.WorkqueueSampler
-	depth   map[int]float64   // by priority
 	latency map[int][]float64 // by priority
 	adds    int
 	retries int
 	work    []float64
 }
 
-type recorderGauge struct {
-	r *recorder
-	p int
+// depth samples the depth by priority.
+func (r *recorder) depth() map[int]int {
+	d := map[int]int{}
+	for _, p := range r.sample().Priorities {
+		d[p.Priority] = p.Depth
+	}
+	return d
 }
 
-func (g recorderGauge) Set(v float64) { g.r.mu.Lock(); g.r.depth[g.p] = v; g.r.mu.Unlock() }
+// oldest samples the oldest item's age by priority, highest first.
+func (r *recorder) oldest() []float64 {
+	var o []float64
+	for _, p := range r.sample().Priorities {
+		o = append(o, p.Oldest)
+	}
+	return o
+}
 
 type recorderCounter struct {
 	n  *int
@@ -56,14 +66,12 @@ const workPriority = -1 << 40
 
 func (r *recorder) NewWorkqueueMetrics(name string, sample metrics.WorkqueueSampler) metrics.WorkqueueMetrics {
 	r.name, r.sample = name, sample
-	r.depth, r.latency = map[int]float64{}, map[int][]float64{}
+	r.latency = map[int][]float64{}
 	return metrics.WorkqueueMetrics{
 		Adds:         recorderCounter{&r.adds, &r.mu},
 		Retries:      recorderCounter{&r.retries, &r.mu},
 		WorkDuration: recorderHist{r, workPriority},
-		Priority: func(p int) metrics.WorkqueuePriorityMetrics {
-			return metrics.WorkqueuePriorityMetrics{Depth: recorderGauge{r, p}, QueueLatency: recorderHist{r, p}}
-		},
+		QueueLatency: func(p int) metrics.Histogram { return recorderHist{r, p} },
 	}
 }
 
@@ -78,13 +86,13 @@ func TestMetrics(t *testing.T) {
 		q.Add("a")
 		q.Add("a") // de-duplicated: not an add
 		q.Add("b")
-		if r.depth[PriorityNormal] != 2 || r.adds != 2 {
-			t.Fatalf("depth %v adds %d, want 2 and 2", r.depth, r.adds)
+		if d := r.depth(); d[PriorityNormal] != 2 || r.adds != 2 {
+			t.Fatalf("depth %v adds %d, want 2 and 2", d, r.adds)
 		}
 		time.Sleep(2 * time.Second)
 		getNow(q) // a, after 2s
-		if r.depth[PriorityNormal] != 1 || !slices.Equal(r.latency[PriorityNormal], []float64{2}) {
-			t.Fatalf("depth %v latency %v, want 1 and [2]", r.depth, r.latency)
+		if d := r.depth(); d[PriorityNormal] != 1 || !slices.Equal(r.latency[PriorityNormal], []float64{2}) {
+			t.Fatalf("depth %v latency %v, want 1 and [2]", d, r.latency)
 		}
 		time.Sleep(time.Second)
 		getNow(q) // b, after 3s
@@ -93,6 +101,7 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("in flight: unfinished %v longest %v, want 7 and 4", s.Unfinished, s.Longest)
 		}
 		q.Done("a")
+		q.Len() // a Done is recorded once applied
 		if len(r.work) != 1 || r.work[0] != 4 {
 			t.Fatalf("work durations %v, want [4]", r.work)
 		}
@@ -122,22 +131,20 @@ func TestMetricsByPriority(t *testing.T) {
 		time.Sleep(time.Second)
 		q.Add("normal")
 		time.Sleep(time.Second)
-		if r.depth[PriorityLow] != 2 || r.depth[PriorityNormal] != 1 {
-			t.Fatalf("depth by priority %v, want low 2 normal 1", r.depth)
+		if d := r.depth(); d[PriorityLow] != 2 || d[PriorityNormal] != 1 {
+			t.Fatalf("depth by priority %v, want low 2 normal 1", d)
 		}
-		want := []metrics.PriorityAge{{Priority: PriorityNormal, Seconds: 1}, {Priority: PriorityLow, Seconds: 3}}
-		if s := r.sample(); !slices.Equal(s.Oldest, want) {
-			t.Fatalf("oldest %v, want %v", s.Oldest, want)
+		if o := r.oldest(); !slices.Equal(o, []float64{1, 3}) {
+			t.Fatalf("oldest %v, want [1 3] (normal, low)", o)
 		}
 
 		// Raising low1 moves it between depths and keeps its age.
 		q.Add("low1")
-		if r.depth[PriorityLow] != 1 || r.depth[PriorityNormal] != 2 || r.adds != 3 {
-			t.Fatalf("after raise: depth %v adds %d, want low 1 normal 2, 3 adds", r.depth, r.adds)
+		if d := r.depth(); d[PriorityLow] != 1 || d[PriorityNormal] != 2 || r.adds != 3 {
+			t.Fatalf("after raise: depth %v adds %d, want low 1 normal 2, 3 adds", d, r.adds)
 		}
-		want = []metrics.PriorityAge{{Priority: PriorityNormal, Seconds: 3}, {Priority: PriorityLow, Seconds: 2}}
-		if s := r.sample(); !slices.Equal(s.Oldest, want) {
-			t.Fatalf("oldest after raise %v, want %v", s.Oldest, want)
+		if o := r.oldest(); !slices.Equal(o, []float64{3, 2}) {
+			t.Fatalf("oldest after raise %v, want [3 2]", o)
 		}
 		if got := []string{getNow(q), getNow(q), getNow(q)}; !slices.Equal(got, []string{"normal", "low1", "low2"}) {
 			t.Fatalf("handed out %v", got)
@@ -148,12 +155,11 @@ func TestMetricsByPriority(t *testing.T) {
 
 		// An item held and added again waits at the priority of that add.
 		q.AddWithOptions("normal", AddOptions{Priority: PriorityLow})
-		if r.depth[PriorityLow] != 1 || r.depth[PriorityNormal] != 0 || q.Len() != 1 {
-			t.Fatalf("held and re-added: depth %v Len %d", r.depth, q.Len())
+		if d := r.depth(); d[PriorityLow] != 1 || d[PriorityNormal] != 0 || q.Len() != 1 {
+			t.Fatalf("held and re-added: depth %v Len %d", d, q.Len())
 		}
-		want = []metrics.PriorityAge{{Priority: PriorityNormal}, {Priority: PriorityLow}}
-		if s := r.sample(); !slices.Equal(s.Oldest, want) || s.Unfinished != 0 {
-			t.Fatalf("sample %+v, want oldest %v", s, want)
+		if s := r.sample(); !slices.Equal(r.oldest(), []float64{0, 0}) || s.Unfinished != 0 {
+			t.Fatalf("sample %+v, want no age and nothing in flight for long", s)
 		}
 	})
 }

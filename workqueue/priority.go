@@ -45,7 +45,8 @@ func (q *Queue[T]) AddWithOptions(item T, opts AddOptions) {
 	h := q.items.hash(item)
 	q.mu.Lock()
 	if !q.shuttingDown {
-		q.addLocked(item, h, opts.Priority)
+		q.applyIntakeLocked() // the adds made before this one come first
+		q.addLocked(item, h, opts.Priority, 0)
 	}
 	q.mu.Unlock()
 }
@@ -68,9 +69,9 @@ type line struct {
 	// items held by a worker and added again at this priority, which join
 	// the ring at Done.
 	waiting int
-	// m holds the priority's instruments; used only when the queue is
-	// observed.
-	m metrics.WorkqueuePriorityMetrics
+	// latency is the priority's queue-latency histogram; used only when
+	// the queue is observed.
+	latency metrics.Histogram
 }
 
 // moved marks the place an item left in a line's ring when it was raised.
@@ -126,7 +127,7 @@ func (q *Queue[T]) lineLocked(p int) *line {
 	}
 	l := &line{priority: p}
 	if q.observed {
-		l.m = q.m.Priority(p)
+		l.latency = q.m.QueueLatency(p)
 	}
 	q.lines = slices.Insert(q.lines, i, l)
 	if len(q.lines) > maxIdleLines {
@@ -148,11 +149,4 @@ func (q *Queue[T]) pruneLinesLocked(keep *line) {
 		return
 	}
 	q.lines = slices.DeleteFunc(q.lines, func(l *line) bool { return l.waiting == 0 && l != keep })
-}
-
-// depthLocked reports the depth of l, when observed.
-func (q *Queue[T]) depthLocked(l *line) {
-	if q.observed {
-		l.m.Depth.Set(float64(l.waiting))
-	}
 }

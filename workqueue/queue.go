@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -73,6 +74,15 @@ type Queue[T comparable] struct {
 	// waiterPool recycles waiters (and their channels) between blocking
 	// Gets; it is safe for concurrent use on its own.
 	waiterPool sync.Pool
+	// in logs the Adds and Dones not applied yet; it has its own lock
+	// (see intake.go).
+	in intake[T]
+	// blocked mirrors waiters.len(), for Add to read without mu. Written
+	// with mu held.
+	blocked atomic.Int32
+	// alwaysLog makes Add and Done log even when mu is free, so that tests
+	// drive the log through every path; never set outside tests.
+	alwaysLog bool
 
 	// mu guards every field below. It is the queue's only lock; the rate
 	// limiter is called without it, and metrics instruments with it held
@@ -98,6 +108,9 @@ type Queue[T comparable] struct {
 	drained chan struct{}
 	// delay holds the delayed adds; see delay.go.
 	delay delays[T]
+	// spare is the intake's other buffer, swapped in when the intake is
+	// applied so that neither allocates in the steady state.
+	spare []op[T]
 }
 
 // waiter is one blocked Get.
@@ -149,21 +162,32 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 // if the item is already waiting (at any priority) or the queue is shutting
 // down. It never blocks on workers.
 func (q *Queue[T]) Add(item T) {
-	h := q.items.hash(item) // outside the lock: the seed never changes
-	q.mu.Lock()
-	if !q.shuttingDown {
-		q.addLocked(item, h, PriorityNormal)
+	// Hashed outside any lock: the seed never changes.
+	o := op[T]{item: item, hash: q.items.hash(item)}
+	if q.observed {
+		o.at = q.now()
 	}
-	q.mu.Unlock()
+	if !q.alwaysLog && q.mu.TryLock() {
+		// Nobody holds the queue: add at once, which costs less than
+		// logging when the item is already waiting.
+		q.applyIntakeLocked()
+		if !q.shuttingDown {
+			q.addLocked(item, o.hash, PriorityNormal, o.at)
+		}
+		q.mu.Unlock()
+		return
+	}
+	q.log(o) // dropped once shut down
 }
 
 // addLocked makes item, whose hash is h, wait at priority p unless it
 // already waits at p or higher, handing it straight to a blocked Get when
-// one is waiting and no worker holds the item.
-func (q *Queue[T]) addLocked(item T, h uint64, p int) {
+// one is waiting and no worker holds the item. at is when the add was made
+// (see entryTimes), 0 for now.
+func (q *Queue[T]) addLocked(item T, h uint64, p int, at int64) {
 	idx := q.items.find(item, h)
 	if idx >= 0 {
-		e := &q.items.entries[idx]
+		e := q.items.at(idx)
 		switch {
 		case e.state == stateHeld:
 			e.state = stateHeldReadded
@@ -171,17 +195,13 @@ func (q *Queue[T]) addLocked(item T, h uint64, p int) {
 			q.waiting++
 			l := q.lineLocked(p)
 			l.waiting++
-			q.addedLocked(idx)
-			q.depthLocked(l)
+			q.addedLocked(idx, at)
 		case p <= e.priority:
 			// Already waiting, at p or higher.
 		case e.state == stateHeldReadded:
-			from, to := q.lineLocked(e.priority), q.lineLocked(p)
-			from.waiting--
-			to.waiting++
+			q.lineLocked(e.priority).waiting--
+			q.lineLocked(p).waiting++
 			e.priority = p
-			q.depthLocked(from)
-			q.depthLocked(to)
 		default: // ready: move to the end of the higher line
 			from, to := q.lineLocked(e.priority), q.lineLocked(p)
 			from.unlink(e.pos)
@@ -189,39 +209,47 @@ func (q *Queue[T]) addLocked(item T, h uint64, p int) {
 			e.pos = to.push(idx)
 			to.waiting++
 			e.priority = p
-			q.depthLocked(from)
-			q.depthLocked(to)
 		}
 		return
 	}
 	if q.waiters.len() > 0 {
 		idx = q.items.insert(item, h, stateHeld, p)
-		q.addedLocked(idx)
+		q.addedLocked(idx, at)
 		q.handOutLocked(idx, q.lineLocked(p))
-		q.waiters.pop().ch <- handoff[T]{item: item, ok: true}
+		q.popWaiterLocked().ch <- handoff[T]{item: item, ok: true}
 		return
 	}
 	idx = q.items.insert(item, h, stateReady, p)
 	l := q.lineLocked(p)
-	q.items.entries[idx].pos = l.push(idx)
+	q.items.at(idx).pos = l.push(idx)
 	l.waiting++
 	q.waiting++
-	q.addedLocked(idx)
-	q.depthLocked(l)
+	q.addedLocked(idx, at)
 }
 
-// addedLocked reports an add that made the item at arena index idx wait.
-func (q *Queue[T]) addedLocked(idx int32) {
+// addedLocked reports an add, made at at (0: now), that made the item at
+// arena index idx wait.
+func (q *Queue[T]) addedLocked(idx int32, at int64) {
 	q.m.Adds.Inc()
 	if q.observed {
-		q.items.times[idx].added = q.nowLocked()
+		if at == 0 {
+			at = q.now()
+		}
+		q.items.times[idx].added = at
 	}
 }
 
-// nowLocked returns the clock's time as an offset from the epoch plus 1ns,
-// so that it is never 0 (see entryTimes).
-func (q *Queue[T]) nowLocked() int64 {
+// now returns the clock's time as an offset from the epoch plus 1ns, so
+// that it is never 0 (see entryTimes). It reads only fields set by New.
+func (q *Queue[T]) now() int64 {
 	return int64(q.clock.Since(q.epoch)) + 1
+}
+
+// popWaiterLocked removes and returns the oldest blocked Get.
+func (q *Queue[T]) popWaiterLocked() *waiter[T] {
+	w := q.waiters.pop()
+	q.blocked.Store(int32(q.waiters.len()))
+	return w
 }
 
 // handOutLocked reports that a worker now holds the item at arena index
@@ -229,14 +257,13 @@ func (q *Queue[T]) nowLocked() int64 {
 // and the waiting counts.
 func (q *Queue[T]) handOutLocked(idx int32, l *line) {
 	if q.observed {
-		now := q.nowLocked()
+		now := q.now()
 		t := &q.items.times[idx]
 		if t.added != 0 {
-			l.m.QueueLatency.Observe(time.Duration(now - t.added).Seconds())
+			l.latency.Observe(time.Duration(now - t.added).Seconds())
 			t.added = 0
 		}
 		t.started = now
-		l.m.Depth.Set(float64(l.waiting))
 	}
 }
 
@@ -250,6 +277,7 @@ func (q *Queue[T]) handOutLocked(idx int32, l *line) {
 func (q *Queue[T]) Get(ctx context.Context) (T, error) {
 	var zero T
 	q.mu.Lock()
+	q.applyIntakeLocked()
 	for _, l := range q.lines {
 		if l.ready == 0 {
 			continue
@@ -257,7 +285,7 @@ func (q *Queue[T]) Get(ctx context.Context) (T, error) {
 		idx := l.pop()
 		l.waiting--
 		q.waiting--
-		e := &q.items.entries[idx]
+		e := q.items.at(idx)
 		e.state = stateHeld
 		item := e.item
 		q.handOutLocked(idx, l)
@@ -274,6 +302,10 @@ func (q *Queue[T]) Get(ctx context.Context) (T, error) {
 	}
 	w := q.waiterPool.Get().(*waiter[T])
 	q.waiters.push(w)
+	q.blocked.Store(int32(q.waiters.len()))
+	// An Add or Done logged before the store above may not have seen
+	// this waiter: look again (see intake).
+	q.applyIntakeLocked()
 	q.mu.Unlock()
 
 	var h handoff[T]
@@ -282,6 +314,7 @@ func (q *Queue[T]) Get(ctx context.Context) (T, error) {
 	case <-ctx.Done():
 		q.mu.Lock()
 		removed := remove(&q.waiters, w)
+		q.blocked.Store(int32(q.waiters.len()))
 		q.mu.Unlock()
 		if removed {
 			q.waiterPool.Put(w)
@@ -301,31 +334,48 @@ func (q *Queue[T]) Get(ctx context.Context) (T, error) {
 // Get. If the item was added again meanwhile it is handed out again, at the
 // priority of those adds. Done of an item no worker holds does nothing.
 func (q *Queue[T]) Done(item T) {
-	h := q.items.hash(item)
-	q.mu.Lock()
+	o := op[T]{item: item, hash: q.items.hash(item), done: true}
+	if q.observed {
+		o.at = q.now()
+	}
+	if q.alwaysLog || !q.mu.TryLock() {
+		if q.log(o) {
+			return // applied by the next holder of mu, before anything else
+		}
+		q.mu.Lock() // shut down: the log is closed
+	}
 	defer q.mu.Unlock()
+	q.applyIntakeLocked()
+	q.doneLocked(item, o.hash, o.at)
+}
+
+// doneLocked is Done of item, whose hash is h, made at at (0: now).
+func (q *Queue[T]) doneLocked(item T, h uint64, at int64) {
 	idx := q.items.find(item, h)
-	if idx < 0 || q.items.entries[idx].state == stateReady {
+	if idx < 0 || q.items.at(idx).state == stateReady {
 		return
 	}
 	if q.observed {
 		t := &q.items.times[idx]
 		if t.started != 0 {
-			q.m.WorkDuration.Observe(time.Duration(q.nowLocked() - t.started).Seconds())
+			if at == 0 {
+				at = q.now()
+			}
+			q.m.WorkDuration.Observe(time.Duration(at - t.started).Seconds())
 			t.started = 0
 		}
 	}
-	e := &q.items.entries[idx]
+	e := q.items.at(idx)
 	switch {
 	case e.state == stateHeld:
-		q.items.remove(idx)
+		q.items.remove(idx, h)
 	case q.waiters.len() > 0:
 		e.state = stateHeld
 		l := q.lineLocked(e.priority)
 		l.waiting--
 		q.waiting--
 		q.handOutLocked(idx, l)
-		q.waiters.pop().ch <- handoff[T]{item: item, ok: true}
+		q.popWaiterLocked().ch <- handoff[T]{item: item, ok: true}
 	default:
 		e.state = stateReady
 		e.pos = q.lineLocked(e.priority).push(idx)
@@ -340,7 +390,7 @@ func (q *Queue[T]) Done(item T) {
 func (q *Queue[T]) afterShutDownChangeLocked() {
 	if q.waiting == 0 {
 		for q.waiters.len() > 0 {
-			q.waiters.pop().ch <- handoff[T]{}
+			q.popWaiterLocked().ch <- handoff[T]{}
 		}
 	}
 	if q.items.n == 0 {
@@ -358,6 +408,7 @@ func (q *Queue[T]) afterShutDownChangeLocked() {
 func (q *Queue[T]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.applyIntakeLocked()
 	return q.waiting
 }
 
@@ -370,6 +421,7 @@ func (q *Queue[T]) Len() int {
 func (q *Queue[T]) ShutDown() {
 	q.mu.Lock()
 	if !q.shuttingDown {
+		q.closeIntakeLocked()
 		q.shuttingDown = true
 		q.stopDelaysLocked()
 		q.afterShutDownChangeLocked()

@@ -322,6 +322,7 @@ func TestTableMemoryIsReleasedAfterBurstDrains(t *testing.T) {
 	for i := range burst {
 		q.Add(i)
 	}
+	q.Len() // applies the intake
 	if len(q.items.slots) < 2*burst {
 		t.Fatalf("%d slots for %d items", len(q.items.slots), burst)
 	}
@@ -332,6 +333,13 @@ func TestTableMemoryIsReleasedAfterBurstDrains(t *testing.T) {
 		}
 		q.Done(item)
 	}
+	// The queue keeps working with a few items: the memory goes within a
+	// few hundred thousand operations (see hiwater).
+	for i := range 6 * hiwaterDecay {
+		q.Add(burst + i)
+		item, _ := q.Get(ctx)
+		q.Done(item)
+	}
 	if n := len(q.items.slots); n > tableShrinkMin {
 		t.Fatalf("%d slots left for 10 items, want at most %d", n, tableShrinkMin)
 	}
@@ -339,8 +347,35 @@ func TestTableMemoryIsReleasedAfterBurstDrains(t *testing.T) {
 		item, _ := q.Get(ctx)
 		q.Done(item)
 	}
-	if q.items.entries != nil || q.items.free != nil {
-		t.Fatalf("arena kept after the burst drained: %d entries, %d free", len(q.items.entries), len(q.items.free))
+	q.Len() // applies the last Done
+	if q.items.chunks != nil || q.items.free != nil {
+		t.Fatalf("arena kept after the burst drained: %d entries, %d free", q.items.size, len(q.items.free))
+	}
+}
+
+// TestTableKeepsMemoryWhileRefilling fills and drains a queue again and
+// again, as an informer's resync does: its table must not be freed and
+// reallocated every round.
+func TestTableKeepsMemoryWhileRefilling(t *testing.T) {
+	q := New(Options[int]{})
+	defer q.ShutDown()
+	ctx := context.Background()
+	var slots *slot
+	var chunk *[arenaChunk]entry[int]
+	for round := range 8 {
+		for i := range 10 * tableShrinkMin {
+			q.Add(i)
+		}
+		q.Len() // applies the intake
+		if round == 0 {
+			slots, chunk = &q.items.slots[0], q.items.chunks[0]
+		} else if &q.items.slots[0] != slots || q.items.chunks[0] != chunk {
+			t.Fatalf("round %d: the table was reallocated", round)
+		}
+		for range 10 * tableShrinkMin {
+			item, _ := q.Get(ctx)
+			q.Done(item)
+		}
 	}
 }
 

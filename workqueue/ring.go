@@ -15,6 +15,8 @@ type ring[T any] struct {
 	buf  []T
 	head uint32 // position of the oldest item
 	n    int    // number of items
+	// peak keeps the ring from shrinking while it keeps refilling.
+	peak hiwater
 }
 
 func (r *ring[T]) len() int { return r.n }
@@ -27,6 +29,7 @@ func (r *ring[T]) push(item T) uint32 {
 	pos := r.head + uint32(r.n)
 	r.buf[pos&uint32(len(r.buf)-1)] = item
 	r.n++
+	r.peak.up(r.n)
 	return pos
 }
 
@@ -38,7 +41,8 @@ func (r *ring[T]) pop() T {
 	r.buf[i] = zero // drop the reference so the item can be collected
 	r.head++
 	r.n--
-	if len(r.buf) > shrinkMin && r.n < len(r.buf)/4 {
+	r.peak.down()
+	if len(r.buf) > shrinkMin && 4*max(r.n, r.peak.get()) < len(r.buf) {
 		r.resize(len(r.buf) / 2)
 	}
 	return item
@@ -53,7 +57,9 @@ func (r *ring[T]) clear() {
 	r.head, r.n = 0, 0
 }
 
-// shrinkMin is the capacity below which a ring never shrinks.
+// shrinkMin is the capacity below which a ring never shrinks. Above it, a
+// ring halves when it is less than a quarter full and has been for a while
+// (see hiwater).
 const shrinkMin = 1024
 
 // resize moves the items to a buffer of size slots (a power of two, at

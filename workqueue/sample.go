@@ -11,7 +11,8 @@ import (
 func (q *Queue[T]) sample() metrics.WorkqueueSample {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	now := q.nowLocked()
+	q.applyIntakeLocked()
+	now := q.now()
 	var s metrics.WorkqueueSample
 	oldest := make([]int64, len(q.lines)) // earliest add per line, 0 if none
 	at := func(p int) int {
@@ -22,8 +23,8 @@ func (q *Queue[T]) sample() metrics.WorkqueueSample {
 		}
 		return -1 // cannot happen: a waiting item's line is never pruned
 	}
-	for i := range q.items.entries {
-		e := &q.items.entries[i]
+	for i := range q.items.size {
+		e := q.items.at(i)
 		t := q.items.times[i]
 		switch e.state {
 		case stateFree:
@@ -42,11 +43,12 @@ func (q *Queue[T]) sample() metrics.WorkqueueSample {
 			oldest[j] = t.added
 		}
 	}
-	s.Oldest = make([]metrics.PriorityAge, len(q.lines))
+	s.Priorities = make([]metrics.PrioritySample, len(q.lines))
 	for i, l := range q.lines {
-		s.Oldest[i].Priority = l.priority
+		ps := &s.Priorities[i]
+		ps.Priority, ps.Depth = l.priority, l.waiting
 		if oldest[i] != 0 {
-			s.Oldest[i].Seconds = time.Duration(now - oldest[i]).Seconds()
+			ps.Oldest = time.Duration(now - oldest[i]).Seconds()
 		}
 	}
 	return s

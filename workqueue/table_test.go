@@ -28,7 +28,7 @@ func TestTableMatchesMap(t *testing.T) {
 				idx = tb.insert(k, h, stateReady, 0)
 				want[k] = idx
 			case ok && (len(want) > target || rng.IntN(2) == 0):
-				tb.remove(idx)
+				tb.remove(idx, h)
 				delete(want, k)
 			}
 			idx, ok = want[k]
@@ -41,7 +41,7 @@ func TestTableMatchesMap(t *testing.T) {
 		}
 		checkTable(t, &tb, want, universe)
 		for k, idx := range want {
-			tb.remove(idx)
+			tb.remove(idx, tb.hash(k))
 			delete(want, k)
 		}
 		checkTable(t, &tb, want, universe)
@@ -55,20 +55,23 @@ func checkTable(t *testing.T, tb *table[int], want map[int]int32, universe int) 
 	}
 	used := 0
 	for _, s := range tb.slots {
-		if s != 0 {
+		if s.idx != 0 {
 			used++
+			if tb.at(s.idx-1).state == stateFree {
+				t.Fatalf("slot points at free entry %d", s.idx-1)
+			}
 		}
 	}
 	if used != len(want) {
 		t.Fatalf("%d slots used for %d entries", used, len(want))
 	}
-	if len(tb.slots) > 0 && 2*tb.n > len(tb.slots) {
-		t.Fatalf("%d entries in %d slots: more than half full", tb.n, len(tb.slots))
+	if len(tb.slots) > 0 && 4*tb.n > 3*len(tb.slots) {
+		t.Fatalf("%d entries in %d slots: more than three quarters full", tb.n, len(tb.slots))
 	}
 	for k := range universe {
 		idx, ok := want[k]
 		got := tb.find(k, tb.hash(k))
-		if ok && (got != idx || tb.entries[got].item != k) {
+		if ok && (got != idx || tb.at(got).item != k) {
 			t.Fatalf("find(%d) = %d, want %d", k, got, idx)
 		}
 		if !ok && got >= 0 {
@@ -79,7 +82,7 @@ func checkTable(t *testing.T, tb *table[int], want map[int]int32, universe int) 
 
 func TestCyclicallyBetween(t *testing.T) {
 	tests := []struct {
-		i, k, j int
+		i, k, j uint32
 		want    bool
 	}{
 		{2, 3, 5, true}, {2, 5, 5, true}, {2, 2, 5, false}, {2, 6, 5, false},
@@ -88,6 +91,37 @@ func TestCyclicallyBetween(t *testing.T) {
 	for _, tt := range tests {
 		if got := cyclicallyBetween(tt.i, tt.k, tt.j); got != tt.want {
 			t.Errorf("cyclicallyBetween(%d, %d, %d) = %v, want %v", tt.i, tt.k, tt.j, got, tt.want)
+		}
+	}
+}
+
+// TestTableWithCollidingHashes gives many items the same hash, or hashes
+// equal in their low 32 bits (the slot's tag), so that probing must compare
+// items and deleting must shift whole clusters.
+func TestTableWithCollidingHashes(t *testing.T) {
+	var tb table[int]
+	tb.init()
+	hash := func(k int) uint64 {
+		switch k % 3 {
+		case 0:
+			return 42 // every third item: one hash
+		case 1:
+			return 42 | uint64(k)<<32 // same tag, different high bits
+		}
+		return uint64(k) * 0x9e3779b97f4a7c15
+	}
+	want := map[int]int32{}
+	for k := range 300 {
+		want[k] = tb.insert(k, hash(k), stateReady, 0)
+	}
+	for k := 0; k < 300; k += 2 {
+		tb.remove(want[k], hash(k))
+		delete(want, k)
+	}
+	for k := range 300 {
+		idx, ok := want[k]
+		if got := tb.find(k, hash(k)); (got >= 0) != ok || (ok && got != idx) {
+			t.Fatalf("find(%d) = %d, want %d (present %v)", k, got, idx, ok)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func TestProviderImplementsEveryInstrument(t *testing.T) {
 		"InformerMetrics":  p.NewInformerMetrics("i"),
 		"HandlerMetrics":   p.NewHandlerMetrics("i", "h"),
 		"WorkqueueMetrics": p.NewWorkqueueMetrics("q", func() metrics.WorkqueueSample {
-			return metrics.WorkqueueSample{Unfinished: 3, Longest: 2, Oldest: []metrics.PriorityAge{{Priority: 0, Seconds: 1}}}
+			return metrics.WorkqueueSample{Unfinished: 3, Longest: 2, Priorities: []metrics.PrioritySample{{Priority: 0, Depth: 4, Oldest: 1}}}
 		}),
 		"ShardMetrics":   p.NewShardMetrics("s"),
 		"ReplicaMetrics": p.NewReplicaMetrics("g"),

@@ -13,16 +13,16 @@ import (
 // workqueueVecs are the vectors behind metrics.WorkqueueMetrics, labelled
 // by queue name (and priority), and the collector of the sampled gauges.
 //
-// The sampled gauges (unfinished_work_seconds,
+// The sampled gauges (depth, unfinished_work_seconds,
 // longest_running_processor_seconds and oldest_waiting_seconds) are read
 // from the queue at scrape time, so they need no goroutine and are never
 // stale. A reference to each queue's sampler is kept for as long as the
 // provider lives; for queues that share a name the most recently created
 // one wins.
 type workqueueVecs struct {
-	depth          *prometheus.GaugeVec
 	adds, retries  *prometheus.CounterVec
 	latency, work  *prometheus.HistogramVec
+	depthDesc      *prometheus.Desc
 	unfinishedDesc *prometheus.Desc
 	longestDesc    *prometheus.Desc
 	oldestDesc     *prometheus.Desc
@@ -36,11 +36,12 @@ type workqueueVecs struct {
 func newWorkqueueVecs(b *builder) *workqueueVecs {
 	b.sub = "workqueue"
 	v := &workqueueVecs{
-		depth:   b.gauge("depth", "Current number of items waiting in the work queue, by priority.", "name", "priority"),
 		adds:    b.counter("adds_total", "Total number of adds that made an item wait in the work queue.", "name"),
 		latency: b.histogram("queue_duration_seconds", "How long, in seconds, an item waits in the work queue before a worker takes it, by the priority it was taken at.", b.durations, "name", "priority"),
 		work:    b.histogram("work_duration_seconds", "How long, in seconds, a worker holds an item.", b.durations, "name"),
 		retries: b.counter("retries_total", "Total number of rate-limited adds to the work queue.", "name"),
+		depthDesc: prometheus.NewDesc(prometheus.BuildFQName(b.ns, b.sub, "depth"),
+			"Current number of items waiting in the work queue, by priority.", []string{"name", "priority"}, nil),
 		unfinishedDesc: prometheus.NewDesc(prometheus.BuildFQName(b.ns, b.sub, "unfinished_work_seconds"),
 			"Sum of the running times, in seconds, of the items workers hold now.", []string{"name"}, nil),
 		longestDesc: prometheus.NewDesc(prometheus.BuildFQName(b.ns, b.sub, "longest_running_processor_seconds"),
@@ -60,16 +61,12 @@ func (v *workqueueVecs) metrics(name string, sample metrics.WorkqueueSampler) me
 		v.mu.Unlock()
 	}
 	return metrics.WorkqueueMetrics{
-		Adds:         v.adds.WithLabelValues(name),
+		Adds: v.adds.WithLabelValues(name),
+		QueueLatency: func(p int) metrics.Histogram {
+			return v.latency.WithLabelValues(name, strconv.Itoa(p))
+		},
 		WorkDuration: v.work.WithLabelValues(name),
 		Retries:      v.retries.WithLabelValues(name),
-		Priority: func(p int) metrics.WorkqueuePriorityMetrics {
-			prio := strconv.Itoa(p)
-			return metrics.WorkqueuePriorityMetrics{
-				Depth:        v.depth.WithLabelValues(name, prio),
-				QueueLatency: v.latency.WithLabelValues(name, prio),
-			}
-		},
 	}
 }
 
@@ -78,6 +75,7 @@ func (v *workqueueVecs) metrics(name string, sample metrics.WorkqueueSampler) me
 type sampledCollector struct{ v *workqueueVecs }
 
 func (c sampledCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.v.depthDesc
 	ch <- c.v.unfinishedDesc
 	ch <- c.v.longestDesc
 	ch <- c.v.oldestDesc
@@ -92,8 +90,10 @@ func (c sampledCollector) Collect(ch chan<- prometheus.Metric) {
 		s := f()
 		ch <- prometheus.MustNewConstMetric(c.v.unfinishedDesc, prometheus.GaugeValue, s.Unfinished, name)
 		ch <- prometheus.MustNewConstMetric(c.v.longestDesc, prometheus.GaugeValue, s.Longest, name)
-		for _, o := range s.Oldest {
-			ch <- prometheus.MustNewConstMetric(c.v.oldestDesc, prometheus.GaugeValue, o.Seconds, name, strconv.Itoa(o.Priority))
+		for _, p := range s.Priorities {
+			prio := strconv.Itoa(p.Priority)
+			ch <- prometheus.MustNewConstMetric(c.v.depthDesc, prometheus.GaugeValue, float64(p.Depth), name, prio)
+			ch <- prometheus.MustNewConstMetric(c.v.oldestDesc, prometheus.GaugeValue, p.Oldest, name, prio)
 		}
 	}
 }

@@ -78,7 +78,8 @@ type Controller[T cache.Object] struct {
 	name    string
 	handler Handler[T]
 	report  func(error)
-	// The queue, the cache writer, the sync point and the reflector.
+	// The queue and the reflector's writer to it, the cache writer, the
+	// sync point and the reflector.
 	pipeline[T]
 	// stages holds the resync timer, when ResyncPeriod is set.
 	stages []stage

@@ -138,7 +138,8 @@ type Shared[T cache.Object] struct {
 	name   string
 	report func(error)
 	clock  clock.WithTicker
-	// The queue, the cache writer, the sync point and the reflector.
+	// The queue and the reflector's writer to it, the cache writer, the
+	// sync point and the reflector.
 	pipeline[T]
 	// handlers is the handler set, a subscriber of the cache writer.
 	handlers *handlerSet[T]

@@ -54,22 +54,25 @@ type Report struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Measure runs s count times per side, alternating which side goes first so
-// that drift in machine load hits both equally, and checks that every run
-// of both sides produced the same digest. It collects garbage before each
-// run so one run's garbage is not charged to the next.
+// Measure runs s count times per side, rotating which side goes first so
+// that drift in machine load hits every side equally (with two sides:
+// alternating), and checks that every run of every side produced the same
+// digest. It collects garbage before each run so one run's garbage is not
+// charged to the next.
 func Measure(ctx context.Context, s Scenario, size Size, count int) (Report, error) {
 	if count < 1 {
 		return Report{}, fmt.Errorf("%s: count %d, want at least 1", s.Name, count)
 	}
+	sides := s.Sides
+	if sides == nil {
+		sides = Sides
+	}
 	values := map[Side][]float64{}
 	cpu := map[Side][]float64{}
+	detail := map[string][]float64{}
 	var digest string
 	for i := range count {
-		order := Sides
-		if i%2 == 1 {
-			order = []Side{ClientGo, Ours}
-		}
+		order := append(slices.Clone(sides[i%len(sides):]), sides[:i%len(sides)]...)
 		for _, side := range order {
 			if err := ctx.Err(); err != nil {
 				return Report{}, err
@@ -92,21 +95,37 @@ func Measure(ctx context.Context, s Scenario, size Size, count int) (Report, err
 					s.Name, side, i+1, ErrMismatch, r.Digest, digest)
 			}
 			values[side] = append(values[side], r.Value)
+			for name, v := range r.Detail {
+				key := string(side) + " " + name
+				detail[key] = append(detail[key], v)
+			}
 		}
 	}
+	ours, ref := sides[0], sides[1]
 	rep := Report{
 		Name:     s.Name,
 		Unit:     s.Unit,
 		Target:   s.Target.String(),
-		Ours:     Summarize(values[Ours]),
-		ClientGo: Summarize(values[ClientGo]),
+		Ours:     Summarize(values[ours]),
+		ClientGo: Summarize(values[ref]),
+		Note:     s.Note,
 	}
 	rep.Ratio = rep.Ours.Median / rep.ClientGo.Median
 	rep.Met = s.Target.Met(rep.Ratio)
-	rep.OursCPU = Summarize(cpu[Ours])
-	rep.ClientGoCPU = Summarize(cpu[ClientGo])
+	rep.OursCPU = Summarize(cpu[ours])
+	rep.ClientGoCPU = Summarize(cpu[ref])
 	if rep.ClientGoCPU.Median > 0 {
 		rep.CPURatio = rep.OursCPU.Median / rep.ClientGoCPU.Median
+	}
+	for _, side := range sides[2:] {
+		detail[string(side)+" "+s.Unit] = values[side]
+		detail[string(side)+" cpu_seconds"] = cpu[side]
+	}
+	for name, vs := range detail {
+		if rep.Detail == nil {
+			rep.Detail = map[string]Summary{}
+		}
+		rep.Detail[name] = Summarize(vs)
 	}
 	return rep, nil
 }

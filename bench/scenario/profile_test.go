@@ -13,7 +13,11 @@ import (
 // the sides; this is only a handle for pprof.
 func BenchmarkScenario(b *testing.B) {
 	for _, s := range Matching(nil) {
-		for _, side := range Sides {
+		sides := s.Sides
+		if sides == nil {
+			sides = Sides
+		}
+		for _, side := range sides {
 			b.Run(s.Name+"/"+string(side), func(b *testing.B) {
 				for b.Loop() {
 					r, err := s.Run(b.Context(), side, Full)

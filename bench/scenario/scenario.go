@@ -72,6 +72,10 @@ type Result struct {
 	// (see CPUTimer). Zero means Measure charges the whole run, setup and
 	// checks included.
 	CPU time.Duration
+	// Detail holds further figures of the run by name (for example the
+	// CPU per item, or a median beside a p99 Value); Measure reports each
+	// as Report.Detail["<side> <name>"].
+	Detail map[string]float64
 }
 
 // Scenario is one workload, runnable on either side.
@@ -82,6 +86,13 @@ type Scenario struct {
 	Unit string
 	// Target is the ratio ours/clientgo the scenario aims for.
 	Target Target
+	// Sides are the sides Measure runs, in turn. Nil means Sides (Ours,
+	// ClientGo). The first is reported as ours=, the second as clientgo=
+	// (the reference the ratio divides by; say which in Note when it is
+	// not client-go), any others in Report.Detail under their name.
+	Sides []Side
+	// Note is copied to Report.Note.
+	Note string
 	// Run runs the workload once on side at size. It must return only
 	// after every goroutine it started has exited.
 	Run func(ctx context.Context, side Side, size Size) (Result, error)

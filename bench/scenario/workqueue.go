@@ -17,30 +17,46 @@ import (
 )
 
 // Scenario 6: add/get/done throughput of a controller's work queue, in two
-// workloads. Both run one producer and four workers that do no work, on
-// each side's default controller rate-limiting queue without metrics:
+// workloads. Both run one producer and workers that do no work, on each
+// side's default controller rate-limiting queue without metrics:
 //
 //   - "workqueue" (workqueue_distinct.go): every add is of a new key, so
 //     every add costs a full add/get/done cycle.
 //   - "workqueue-sweep" (this file): the producer sweeps a fixed set of keys
 //     round after round, as an informer's event handler does, so most adds
 //     find the key already waiting and are de-duplicated.
+//
+// Each runs with 4 workers (the lines the issues name) and again with 1 and
+// 16 ("workqueue-1w", "workqueue-sweep-16w", ...). Every run reports its
+// CPU time per item ("cpu_ns_per_item" in the detail) beside the rate.
+// The restart storm is in workqueue_storm.go.
 func init() {
-	Register(Scenario{
-		Name:   "workqueue",
-		Unit:   "items/s",
-		Target: Target{Op: AtLeast, Value: 1.5},
-		Run:    runWorkqueueDistinct,
-	})
-	Register(Scenario{
-		Name:   "workqueue-sweep",
-		Unit:   "adds/s",
-		Target: Target{Op: AtLeast, Value: 1.5},
-		Run:    runWorkqueueSweep,
-	})
+	for _, workers := range []int{4, 1, 16} {
+		suffix := ""
+		if workers != 4 {
+			suffix = fmt.Sprintf("-%dw", workers)
+		}
+		Register(Scenario{
+			Name:   "workqueue" + suffix,
+			Unit:   "items/s",
+			Target: Target{Op: AtLeast, Value: 1.5},
+			Run: func(ctx context.Context, side Side, size Size) (Result, error) {
+				return runWorkqueueDistinct(ctx, side, size, workers)
+			},
+		})
+		Register(Scenario{
+			Name:   "workqueue-sweep" + suffix,
+			Unit:   "adds/s",
+			Target: Target{Op: AtLeast, Value: 1.5},
+			Run: func(ctx context.Context, side Side, size Size) (Result, error) {
+				return runWorkqueueSweep(ctx, side, size, workers)
+			},
+		})
+	}
 }
 
-const workqueueWorkers = 4
+// cpuPerItem is the Result.Detail entry of the CPU time per item, in ns.
+const cpuPerItem = "cpu_ns_per_item"
 
 // queue is what the workload needs from either side's queue.
 type queue interface {
@@ -89,7 +105,7 @@ func newQueue(side Side) queue {
 
 // runWorkqueueSweep: one producer sweeps over a fixed set of object keys
 // ("ns-N/obj-M") round after round, adding each key as fast as it can,
-// while four workers take keys and mark them done. Keys are re-added while
+// while workers take keys and mark them done. Keys are re-added while
 // waiting (de-duplicated) and while held by a worker (processed again after
 // Done), as in a real controller.
 //
@@ -102,7 +118,7 @@ func newQueue(side Side) queue {
 //
 // The value is adds per second, from the first add until the queue has
 // drained and every worker has returned.
-func runWorkqueueSweep(ctx context.Context, side Side, size Size) (Result, error) {
+func runWorkqueueSweep(ctx context.Context, side Side, size Size, workers int) (Result, error) {
 	objects, rounds := 200, 10
 	if size == Full {
 		objects, rounds = 10_000, 500
@@ -121,7 +137,7 @@ func runWorkqueueSweep(ctx context.Context, side Side, size Size) (Result, error
 	)
 	q := newQueue(side)
 	start, cpu := time.Now(), CPUTimer()
-	for range workqueueWorkers {
+	for range workers {
 		wg.Go(func() {
 			for {
 				key, ok := q.get(ctx)
@@ -172,6 +188,7 @@ func runWorkqueueSweep(ctx context.Context, side Side, size Size) (Result, error
 		Value:  float64(objects*rounds) / elapsed.Seconds(),
 		Digest: hex.EncodeToString(h.Sum(nil)[:8]),
 		CPU:    cpuUsed,
+		Detail: map[string]float64{cpuPerItem: float64(cpuUsed.Nanoseconds()) / float64(objects*rounds)},
 	}, nil
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // runWorkqueueDistinct: one producer adds distinct keys ("ns-N/obj-M") as
-// fast as it can while four workers take them and mark them done. A worker
+// fast as it can while workers take them and mark them done. A worker
 // re-adds every eighth key the first time it holds it, exercising the
 // "added while held" path, so on both sides those keys are processed
 // exactly twice and the rest exactly once; the digest hashes the per-key
@@ -21,7 +21,7 @@ import (
 //
 // The value is processings per second, from the first add until the queue
 // has drained and every worker has returned.
-func runWorkqueueDistinct(ctx context.Context, side Side, size Size) (Result, error) {
+func runWorkqueueDistinct(ctx context.Context, side Side, size Size, workers int) (Result, error) {
 	n := 2_000
 	if size == Full {
 		n = 300_000
@@ -32,7 +32,7 @@ func runWorkqueueDistinct(ctx context.Context, side Side, size Size) (Result, er
 	}
 	// counts[w][i] is how often worker w processed key i: one slice per
 	// worker, so workers never write to memory another worker writes.
-	counts := make([][]int32, workqueueWorkers)
+	counts := make([][]int32, workers)
 	expected := int64(n + (n+7)/8)
 	var (
 		wg      sync.WaitGroup
@@ -106,6 +106,7 @@ func runWorkqueueDistinct(ctx context.Context, side Side, size Size) (Result, er
 		Value:  float64(processed) / elapsed.Seconds(),
 		Digest: hex.EncodeToString(h.Sum(nil)[:8]),
 		CPU:    cpuUsed,
+		Detail: map[string]float64{cpuPerItem: float64(cpuUsed.Nanoseconds()) / float64(processed)},
 	}, nil
 }
 

@@ -12,11 +12,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"github.com/kinformer/kinformer/bench/scenario"
@@ -102,6 +104,13 @@ func printReport(r scenario.Report) {
 	}
 	fmt.Printf("  cpu      ours=%.3gs clientgo=%.3gs ratio=%.2f (medians of CPU seconds per run; lower is less work)\n",
 		r.OursCPU.Median, r.ClientGoCPU.Median, r.CPURatio)
+	for _, name := range slices.Sorted(maps.Keys(r.Detail)) {
+		d := r.Detail[name]
+		fmt.Printf("  %s min=%s median=%s max=%s\n", name, num(d.Min), num(d.Median), num(d.Max))
+	}
+	if r.Note != "" {
+		fmt.Printf("  (%s)\n", r.Note)
+	}
 }
 
 // num prints v with three significant digits and no exponent for the usual

@@ -7,8 +7,11 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/workqueue"
 )
 
@@ -104,4 +107,35 @@ func ExampleQueue_AddWithOptions() {
 	}
 	fmt.Println()
 	// Output: default/new default/c default/a default/b
+}
+
+// NewEnqueue's handler is what a controller registers with its informer
+// (pods.AddHandler(h, informer.HandlerOptions{})); here the informer's
+// calls are made by hand: after a restart, three pods of the initial list
+// are queued, then one of them changes and a new pod is created.
+func ExampleNewEnqueue() {
+	q := workqueue.New(workqueue.Options[string]{Name: "pods"})
+	defer q.ShutDown()
+	h := workqueue.NewEnqueue(q, workqueue.EnqueueOptions[*corev1.Pod, string]{
+		Key: cache.MetaNamespaceKey[*corev1.Pod],
+	})
+	pod := func(name, rv string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, ResourceVersion: rv}}
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		h.OnAdd(pod(name, "1"), true) // the initial list: PriorityLow
+	}
+	h.OnUpdate(pod("b", "1"), pod("b", "1")) // a resync: nothing changed, stays low
+	h.OnUpdate(pod("c", "1"), pod("c", "7")) // a real change: raised to PriorityNormal
+	h.OnAdd(pod("new", "8"), false)          // created now: PriorityNormal
+	for q.Len() > 0 {
+		key, _ := q.Get(context.Background())
+		fmt.Println(key)
+		q.Done(key)
+	}
+	// Output:
+	// shop/c
+	// shop/new
+	// shop/a
+	// shop/b
 }

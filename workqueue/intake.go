@@ -5,8 +5,9 @@ import (
 	"sync/atomic"
 )
 
-// intake is a log of the plain operations (Add at PriorityNormal, and Done)
-// that no one has applied to the queue yet, in the order they were made.
+// intake is a log of the plain operations (adds without a delay, at any
+// priority, and Dones) that no one has applied to the queue yet, in the
+// order they were made.
 //
 // Add and Done append to the log under the log's own lock instead of
 // taking the queue's lock: whoever next takes Queue.mu applies the log
@@ -43,14 +44,15 @@ type intake[T comparable] struct {
 	n atomic.Int32
 }
 
-// op is one logged operation: an add (done false) or a Done of item, whose
-// hash is hash, made at at (see entryTimes; 0 unless the queue is
-// observed).
+// op is one logged operation: an add at priority (done false) or a Done of
+// item, whose hash is hash, made at at (see entryTimes; 0 unless the queue
+// is observed).
 type op[T any] struct {
-	item T
-	hash uint64
-	at   int64
-	done bool
+	item     T
+	hash     uint64
+	at       int64
+	priority int
+	done     bool
 }
 
 // intakeMax is how many operations may wait in the log before the one who
@@ -96,7 +98,7 @@ func (q *Queue[T]) applyIntakeLocked() {
 		if o.done {
 			q.doneLocked(o.item, o.hash, o.at)
 		} else if !q.shuttingDown {
-			q.addLocked(o.item, o.hash, PriorityNormal, o.at)
+			q.addLocked(o.item, o.hash, o.priority, o.at)
 		}
 	}
 	clear(buf) // drop the items for the garbage collector

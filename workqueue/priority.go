@@ -42,13 +42,7 @@ func (q *Queue[T]) AddWithOptions(item T, opts AddOptions) {
 		q.addAfter(item, opts.After, opts.Priority, false)
 		return
 	}
-	h := q.items.hash(item)
-	q.mu.Lock()
-	if !q.shuttingDown {
-		q.applyIntakeLocked() // the adds made before this one come first
-		q.addLocked(item, h, opts.Priority, 0)
-	}
-	q.mu.Unlock()
+	q.add(item, opts.Priority)
 }
 
 // line is the ready line of one priority: the items waiting at that

@@ -161,9 +161,12 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 // Add marks item as needing processing, at PriorityNormal. It does nothing
 // if the item is already waiting (at any priority) or the queue is shutting
 // down. It never blocks on workers.
-func (q *Queue[T]) Add(item T) {
+func (q *Queue[T]) Add(item T) { q.add(item, PriorityNormal) }
+
+// add is Add at priority p.
+func (q *Queue[T]) add(item T, p int) {
 	// Hashed outside any lock: the seed never changes.
-	o := op[T]{item: item, hash: q.items.hash(item)}
+	o := op[T]{item: item, hash: q.items.hash(item), priority: p}
 	if q.observed {
 		o.at = q.now()
 	}
@@ -172,7 +175,7 @@ func (q *Queue[T]) Add(item T) {
 		// logging when the item is already waiting.
 		q.applyIntakeLocked()
 		if !q.shuttingDown {
-			q.addLocked(item, o.hash, PriorityNormal, o.at)
+			q.addLocked(item, o.hash, p, o.at)
 		}
 		q.mu.Unlock()
 		return

@@ -84,9 +84,10 @@ type Queue[T comparable] struct {
 	// drive the log through every path; never set outside tests.
 	alwaysLog bool
 
-	// mu guards every field below. It is the queue's only lock; the rate
-	// limiter is called without it, and metrics instruments with it held
-	// (they must not call back into the queue).
+	// mu guards every field below. The intake (in) has its own lock; the
+	// lock order is mu, then in.mu. The rate limiter is called without
+	// either, and metrics instruments with mu held (they must not call
+	// back into the queue).
 	mu sync.Mutex
 	// items tracks every item waiting or held, with its state.
 	items table[T]

@@ -99,8 +99,9 @@ func (w *watchOpenings) firstAfter(t time.Time) map[string]time.Time {
 	return out
 }
 
-// outageLength is how long the apiserver stays down, a minute: by then each reflector's back-off has
-// reached its 30 s cap (delays of 30-60 s with jitter). Without the shared
+// outageLength is how long the apiserver stays down, a minute: by then
+// each reflector's back-off has reached its 30 s cap (delays of 30-60 s
+// with jitter). Without the shared
 // wake-up, the last of the ten came back 29.9 s after the server was ready
 // (six beyond the bound); with it, 1.1 s. At 30 s of outage the last came
 // back 10.5 s late without it: too close to the bound to tell apart.

@@ -56,7 +56,7 @@ func (q *Queue[T]) AddAfter(item T, d time.Duration) {
 // addAfter adds item at priority p after d, or at the item's own priority
 // (see AddAfter) if keep is set.
 func (q *Queue[T]) addAfter(item T, d time.Duration, p int, keep bool) {
-	h := q.items.hash(item)
+	h := q.hash(item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
@@ -165,7 +165,7 @@ func (q *Queue[T]) addDue() (wait time.Duration, pending bool) {
 		}
 		dl.popHead()
 		if !q.shuttingDown {
-			q.addLocked(next.item, q.items.hash(next.item), next.priority, 0)
+			q.addLocked(next.item, q.hash(next.item), next.priority, 0)
 		}
 	}
 	return 0, false

@@ -15,7 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/kinformer/kinformer/internal/cli"
+	"github.com/kinformer/kinformer/cmd/kinformer/internal/cli"
 )
 
 func main() {

@@ -23,7 +23,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kinformer/kinformer/examples/shardhash/controller"
-	"github.com/kinformer/kinformer/internal/cli"
 	"github.com/kinformer/kinformer/shard"
 	"github.com/kinformer/kinformer/shard/replicas"
 	"github.com/kinformer/kinformer/testenv"
@@ -155,17 +154,51 @@ func (h *harness) checkStamps() {
 	}
 }
 
+// kinformer builds the command-line tool once per test binary and runs
+// it with args against the test's control plane and namespace, the way
+// a person would; it returns what the command printed on stdout.
+func (h *harness) kinformer(args ...string) string {
+	h.t.Helper()
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "kinformer-cli-")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliDir, cliBin = dir, filepath.Join(dir, "kinformer")
+		cmd := exec.Command("go", "build", "-o", cliBin, "./cmd/kinformer")
+		cmd.Dir = filepath.Join("..", "..") // the repository's root: the main module
+		if out, err := cmd.CombinedOutput(); err != nil {
+			cliErr = fmt.Errorf("building the kinformer command: %w\n%s", err, out)
+		}
+	})
+	if cliErr != nil {
+		h.t.Fatal(cliErr)
+	}
+	full := append([]string{"--kubeconfig", h.env.KubeconfigPath(), "-n", h.ns}, args...)
+	cmd := exec.CommandContext(h.t.Context(), cliBin, full...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		h.t.Fatalf("kinformer %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// The command, built once for the test binary by harness.kinformer and
+// removed by TestMain.
+var (
+	cliOnce        sync.Once
+	cliDir, cliBin string
+	cliErr         error
+)
+
 // checkShardsCommand runs `kinformer shards`: the group view names the
 // live replicas' Leases as standing and finds every range claimed; the
 // resource view counts every object once and says who filtered.
 func (h *harness) checkShardsCommand(gate bool) {
 	h.t.Helper()
-	global := &cli.GlobalOptions{Kubeconfig: h.env.KubeconfigPath(), Namespace: h.ns}
-	var out bytes.Buffer
-	if err := cli.RunShards(h.t.Context(), cli.Streams{Out: &out}, global, cli.ShardsOptions{Group: e2eGroup}, nil); err != nil {
-		h.t.Fatal(err)
-	}
-	view := out.String()
+	view := h.kinformer("shards", "--group", e2eGroup)
 	for _, id := range []string{"r0", "r2", "r3"} {
 		if !strings.Contains(view, id+" ") {
 			h.t.Errorf("shards --group: no line for %s:\n%s", id, view)
@@ -174,14 +207,11 @@ func (h *harness) checkShardsCommand(gate bool) {
 	if strings.Contains(view, "no standing Lease claims") {
 		h.t.Errorf("shards --group: unclaimed ranges after convergence:\n%s", view)
 	}
-	out.Reset()
-	if err := cli.RunShards(h.t.Context(), cli.Streams{Out: &out}, global, cli.ShardsOptions{Split: e2eSlots, By: "uid"}, []string{"cm"}); err != nil {
-		h.t.Fatal(err)
-	}
+	out := h.kinformer("shards", "--split", strconv.Itoa(e2eSlots), "--by", "uid", "cm")
 	by := map[bool]string{true: "by the server", false: "by kinformer"}[gate]
 	total := 0
 	// The table of ranges, a blank line, then the spread of each resource.
-	table, spread, _ := strings.Cut(out.String(), "\n\n")
+	table, spread, _ := strings.Cut(out, "\n\n")
 	if want := fmt.Sprintf("configmaps: %d objects over %d ranges", e2eObjects, e2eSlots); !strings.HasPrefix(spread, want) {
 		h.t.Errorf("shards: spread line %q, want it to start with %q", spread, want)
 	}
@@ -194,7 +224,7 @@ func (h *harness) checkShardsCommand(gate bool) {
 		total += n
 	}
 	if len(lines) != e2eSlots+1 || total != e2eObjects {
-		h.t.Errorf("shards: %d ranges holding %d objects, want %d holding %d:\n%s", len(lines)-1, total, e2eSlots, e2eObjects, out.String())
+		h.t.Errorf("shards: %d ranges holding %d objects, want %d holding %d:\n%s", len(lines)-1, total, e2eSlots, e2eObjects, out)
 	}
 	h.checkStatsShard(gate, lines[1:])
 }
@@ -208,14 +238,8 @@ func (h *harness) checkStatsShard(gate bool, rangeLines []string) {
 	if err != nil {
 		h.t.Fatalf("shards: line %q has no count", rangeLines[3])
 	}
-	global := &cli.GlobalOptions{Kubeconfig: h.env.KubeconfigPath(), Namespace: h.ns, Shard: fmt.Sprintf("uid:3/%d", e2eSlots)}
-	var out, errOut bytes.Buffer
-	err = cli.RunStats(h.t.Context(), cli.Streams{Out: &out, ErrOut: &errOut}, global,
-		cli.StatsOptions{Once: true, Interval: 200 * time.Millisecond, Output: "kv"}, []string{"cm"})
-	if err != nil {
-		h.t.Fatalf("stats --shard: %v\n%s", err, errOut.String())
-	}
-	line := strings.TrimSpace(out.String())
+	line := strings.TrimSpace(h.kinformer("stats", "cm", "--shard", fmt.Sprintf("uid:3/%d", e2eSlots),
+		"--once", "--interval", "200ms", "-o", "kv"))
 	mode := map[bool]string{true: "server", false: "client"}[gate]
 	for _, kv := range []string{fmt.Sprintf(" objects=%d ", want), " shard=" + mode + " "} {
 		if !strings.Contains(line, kv) {

@@ -79,7 +79,7 @@ type GroupOptions struct {
 // the Group's business.
 type RangeOwner interface {
 	Name() string
-	Len() int
+	objects() int
 	Run(ctx context.Context) error
 	acquire(ctx context.Context, r shard.Range) error
 	release(ctx context.Context, r shard.Range) error
@@ -429,7 +429,7 @@ func (g *Group) reconcile(ctx context.Context, owners []RangeOwner) {
 	}
 	objects := 0
 	for _, o := range owners {
-		objects += o.Len()
+		objects += o.objects()
 	}
 	g.m.RangesOwned.Set(float64(len(owned)))
 	g.m.ObjectsOwned.Set(float64(objects))

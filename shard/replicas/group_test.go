@@ -322,7 +322,7 @@ func TestGroupTakesOverASilentReplicaWithoutAGap(t *testing.T) {
 		c := newCluster(t, 200)
 		a, b, d := c.start("a"), c.start("b"), c.start("d")
 		c.await("three replicas converge", false, func() (bool, string) { return c.converged(a, b, d) })
-		someOfD := d.inf.List()[0]
+		someOfD := d.inf.Cache().List()[0]
 		d.cut.Store(true)
 		cutAt := time.Now()
 		c.await("a and b take d's ranges", true, func() (bool, string) { return c.converged(a, b) })

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/shard"
 )
 
@@ -12,23 +13,23 @@ import (
 // to another replica is released, never deleted; one that moves here is
 // acquired, never added.
 //
+// It is informer.Handler, with the same meaning for each call, and two
+// calls more, so that a handler written for an informer serves a replica
+// by adding OnAcquire and OnRelease (embed it). Only OnAdd's
+// isInInitialList differs: it is always false here, because the objects
+// of a range's first list come as OnAcquire.
+//
 // Calls to one Handler are made one at a time, whatever range the object
 // is in. For one object, they come in the order of its changes: OnAcquire
 // (or OnAdd), then OnUpdate, then OnDelete or OnRelease. Objects are shared
 // with the cache and must not be mutated.
 type Handler[T cache.Object] interface {
-	// OnAdd: obj was created in a range this replica owns.
-	OnAdd(obj T)
-	// OnUpdate: an owned object changed. A resync calls it with both
-	// arguments of the same resource version.
-	OnUpdate(oldObj, newObj T)
-	// OnDelete: an owned object was deleted. stateUnknown is true when the
-	// deletion itself was missed (a relist no longer found it); obj is then
-	// the last state known.
-	OnDelete(obj T, stateUnknown bool)
+	// OnAdd, OnUpdate, OnDelete: an object was created in, changed in or
+	// deleted from a range this replica owns (see informer.Handler).
+	informer.Handler[T]
 	// OnAcquire: obj is now owned by this replica, because the range it is
 	// in was acquired (at start, every object of the replica's share is).
-	// The range has synced: reads (Get, Owns) see it from its first
+	// The range has synced: reads (Cache, Owns) see it from its first
 	// OnAcquire on. In a Group, the replica claims the range once every
 	// handler has returned from every OnAcquire of it, and only then does
 	// the previous owner release it.
@@ -42,9 +43,10 @@ type Handler[T cache.Object] interface {
 }
 
 // HandlerFuncs is a Handler built from functions; nil functions are
-// skipped. The zero value ignores every notification.
+// skipped. The zero value ignores every notification. Its first three
+// fields are informer.HandlerFuncs'.
 type HandlerFuncs[T cache.Object] struct {
-	AddFunc     func(obj T)
+	AddFunc     func(obj T, isInInitialList bool)
 	UpdateFunc  func(oldObj, newObj T)
 	DeleteFunc  func(obj T, stateUnknown bool)
 	AcquireFunc func(obj T)
@@ -52,9 +54,9 @@ type HandlerFuncs[T cache.Object] struct {
 }
 
 // OnAdd calls AddFunc if it is set.
-func (h HandlerFuncs[T]) OnAdd(obj T) {
+func (h HandlerFuncs[T]) OnAdd(obj T, isInInitialList bool) {
 	if h.AddFunc != nil {
-		h.AddFunc(obj)
+		h.AddFunc(obj, isInInitialList)
 	}
 }
 
@@ -117,7 +119,7 @@ func (r rangeHandler[T]) OnAdd(obj T, initial bool) {
 		r.s.call(func(h Handler[T]) { h.OnAcquire(obj) })
 		return
 	}
-	r.s.call(func(h Handler[T]) { h.OnAdd(obj) })
+	r.s.call(func(h Handler[T]) { h.OnAdd(obj, false) })
 }
 
 func (r rangeHandler[T]) OnUpdate(oldObj, newObj T) {

@@ -50,7 +50,7 @@ type InformerOptions[T shard.Member] struct {
 // range lists only that range, and releasing one drops its cache and
 // nothing else. No change of ranges relists the ranges that stay.
 //
-// Reads (Get, List, Len, ByIndex, Owns) see a range once its informer has
+// Reads (Cache, Owns) see a range once its informer has
 // synced, from its first OnAcquire on, until its release starts. A range
 // counts as owned (SetRanges returns, a Group claims it) once every
 // handler has also returned from its OnAcquire calls. Handlers learn of
@@ -539,57 +539,21 @@ func (i *Informer[T]) Owns(obj shard.Object) bool {
 	return false
 }
 
-// Get returns the owned object with this namespace and name.
-func (i *Informer[T]) Get(namespace, name string) (T, bool) {
-	for _, p := range *i.visible.Load() {
-		if o, ok := p.inf.Cache().GetByNamespaceName(namespace, name); ok {
-			return o, true
+// Cache reads the objects of the owned ranges as one cache: each read
+// covers the ranges readable at that moment (see Informer). Keys are
+// unique across ranges, so a key is found in at most one of them; index
+// lookups add up the ranges' answers. The objects are shared and must not
+// be mutated.
+func (i *Informer[T]) Cache() cache.Reader[T] {
+	return cache.JoinReaders(func() []cache.Reader[T] {
+		owned := *i.visible.Load()
+		out := make([]cache.Reader[T], len(owned))
+		for k, p := range owned {
+			out[k] = p.inf.Cache()
 		}
-	}
-	var zero T
-	return zero, false
+		return out
+	})
 }
 
-// List returns every owned object, in no particular order. The objects are
-// shared and must not be mutated.
-func (i *Informer[T]) List() []T {
-	var out []T
-	for _, p := range *i.visible.Load() {
-		out = append(out, p.inf.Cache().List()...)
-	}
-	return out
-}
-
-// Len returns the number of owned objects.
-func (i *Informer[T]) Len() int {
-	n := 0
-	for _, p := range *i.visible.Load() {
-		n += p.inf.Cache().Len()
-	}
-	return n
-}
-
-// ByIndex returns the owned objects indexed under value by the named index
-// (one of InformerOptions.Informer.Indexers).
-func (i *Informer[T]) ByIndex(indexName, value string) ([]T, error) {
-	var out []T
-	for _, p := range *i.visible.Load() {
-		objs, err := p.inf.Cache().ByIndex(indexName, value)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
-	}
-	return out, nil
-}
-
-// Caches returns the read-only cache of each owned range, in range order,
-// for reads the methods above do not offer (cache.Reader).
-func (i *Informer[T]) Caches() []cache.Reader[T] {
-	owned := *i.visible.Load()
-	out := make([]cache.Reader[T], len(owned))
-	for k, p := range owned {
-		out[k] = p.inf.Cache()
-	}
-	return out
-}
+// objects is the number of objects in the owned ranges (a Group reports it).
+func (i *Informer[T]) objects() int { return i.Cache().Len() }

@@ -161,7 +161,7 @@ func (n *notes) take() map[string][]string {
 
 func (n *notes) handler() Handler[cm] {
 	return HandlerFuncs[cm]{
-		AddFunc:     func(o cm) { n.add("add", o.Name) },
+		AddFunc:     func(o cm, _ bool) { n.add("add", o.Name) },
 		UpdateFunc:  func(_, o cm) { n.add("update", o.Name) },
 		DeleteFunc:  func(o cm, _ bool) { n.add("delete", o.Name) },
 		AcquireFunc: func(o cm) { n.add("acquire", o.Name) },
@@ -195,7 +195,7 @@ func runInformer(t *testing.T, w *world) (inf *Informer[cm], n *notes, stop func
 
 func cachedNames(inf *Informer[cm]) []string {
 	var out []string
-	for _, o := range inf.List() {
+	for _, o := range inf.Cache().List() {
 		out = append(out, o.Name)
 	}
 	slices.Sort(out)
@@ -382,7 +382,7 @@ func TestAcquiredObjectsAreReadableFromTheirOnAcquire(t *testing.T) {
 		var unreadable []string
 		acquired := 0
 		if err := inf.AddHandler(HandlerFuncs[cm]{AcquireFunc: func(o cm) {
-			_, found := inf.Get(o.Namespace, o.Name)
+			_, found := inf.Cache().GetByNamespaceName(o.Namespace, o.Name)
 			mu.Lock()
 			defer mu.Unlock()
 			acquired++
@@ -436,7 +436,7 @@ func TestSetRangesBeforeRunWaitsForRunAndSaysSo(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("SetRanges waiting for Run: %v", err)
 		}
-		if got := inf.Len(); got != 10 {
+		if got := inf.Cache().Len(); got != 10 {
 			t.Errorf("%d objects cached, want 10", got)
 		}
 		stop()

@@ -146,7 +146,7 @@ func New(opts Options) (*Controller, error) {
 		}
 	}
 	err = c.cms.AddHandler(replicas.HandlerFuncs[*corev1.ConfigMap]{
-		AddFunc:     func(cm *corev1.ConfigMap) { c.added.Add(1); enqueue(cm) },
+		AddFunc:     func(cm *corev1.ConfigMap, _ bool) { c.added.Add(1); enqueue(cm) },
 		UpdateFunc:  func(_, cm *corev1.ConfigMap) { c.updated.Add(1); enqueue(cm) },
 		DeleteFunc:  func(*corev1.ConfigMap, bool) { c.deleted.Add(1) },
 		AcquireFunc: func(cm *corev1.ConfigMap) { c.acquired.Add(1); enqueue(cm) },
@@ -213,7 +213,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) error {
 	if err != nil {
 		return nil
 	}
-	cm, ok := c.cms.Get(ns, name)
+	cm, ok := c.cms.Cache().GetByNamespaceName(ns, name)
 	if !ok {
 		return nil // deleted, or its range went to another replica
 	}

@@ -34,7 +34,7 @@ func (c *Controller) Status(objects bool) Status {
 		Reconciled: c.reconciled.Load(), Written: c.written.Load(), NotOwned: c.notOwned.Load(),
 	}
 	if objects {
-		for _, cm := range c.cms.List() {
+		for _, cm := range c.cms.Cache().List() {
 			s.Objects = append(s.Objects, Object{cm.Namespace, cm.Name, string(cm.UID), cm.ResourceVersion})
 		}
 	}

@@ -202,6 +202,9 @@ func newEntry(cfg entryConfig, obj runtime.Object, scheme *runtime.Scheme) (entr
 		cfg.prepare = func(o client.Object) { o.GetObjectKind().SetGroupVersionKind(gvk) }
 		return newTypedEntry(cfg, src)
 	}
+	if e, ok, err := newViewEntry(cfg, obj); ok { // a view type (AddView)
+		return e, err
+	}
 	if mk, ok := builtinEntries[cfg.gvk]; ok {
 		return mk(cfg)
 	}
@@ -232,7 +235,7 @@ func newConvertedEntry(cfg entryConfig, scheme *runtime.Scheme) (entry, error) {
 		if !ok {
 			return nil, fmt.Errorf("%T is not a client.Object", o)
 		}
-		co.GetObjectKind().SetGroupVersionKind(gvk)
+		clearTypeMeta(co) // as controller-runtime's decoder leaves a Go-typed object
 		return co, nil
 	}
 	return newTypedEntry[client.Object](cfg, mapSource[*unstructured.Unstructured, client.Object]{src: src, convert: convert})

@@ -134,6 +134,7 @@ func defaults(cfg *rest.Config, opts crcache.Options) (crcache.Options, error) {
 		}
 		opts.Mapper = m
 	}
+	opts.Mapper = withViews(opts.Mapper) // view types (AddView) map to their full types
 	globals := globalConfig(opts)
 	opts.ByObject = maps.Clone(opts.ByObject)
 	opts.DefaultNamespaces = maps.Clone(opts.DefaultNamespaces)

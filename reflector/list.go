@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -327,6 +328,13 @@ func (r *Reflector[T]) streamFailed(ctx context.Context, phase listwatch.Phase, 
 	r.m.StreamingLists.Errors.Inc()
 	if versionUnavailable(err) {
 		r.rvUnavailable = true
+	}
+	if r.streaming == StreamingAuto && errors.Is(err, listwatch.ErrStreamingListUnsupported) {
+		// Expected of a server without streaming lists (before
+		// Kubernetes 1.34, or the WatchList gate off): list instead, as
+		// client-go does, without an error for anyone to act on.
+		slog.Debug("kinformer reflector: streaming list refused, listing instead", "reflector", r.name, "err", err)
+		return err
 	}
 	r.report(phase, err)
 	return err

@@ -22,11 +22,15 @@ const (
 	// StreamingAuto tries a streaming list and falls back to a plain list
 	// when it fails; once the source answers
 	// listwatch.ErrStreamingListUnsupported, every later list is plain.
+	// That refusal is expected of servers without streaming lists (before
+	// Kubernetes 1.34, or the WatchList gate off), so it is not reported
+	// to the error handler: it is logged with log/slog at level Debug.
 	StreamingAuto StreamingMode = iota
 	// StreamingOff always uses plain (paged) lists.
 	StreamingOff
 	// StreamingOn tries a streaming list every time, falling back to a
-	// plain list for that attempt only when it fails.
+	// plain list for that attempt only when it fails. Every failure,
+	// a refusal included, is reported.
 	StreamingOn
 )
 

@@ -5,25 +5,37 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kinformer/kinformer/reflector"
 )
 
 // progressLine renders one informer's initial sync from its reflector's
 // progress at now: objects so far, the rate, the total and an ETA when
-// the server announced how many remain, the bytes received, the time the
-// list has taken, and whether it is a paged list a streaming one fell
-// back to. With a bar width it draws a bar for a terminal; without, a
-// plain line.
+// the total is known, the bytes received, the time the list has taken,
+// and whether it is a paged list a streaming one fell back to. With a bar
+// width and a known total it draws a bar for a terminal; without either,
+// a plain line. The bar only grows: it shows objects received against
+// the total, never a block moving to and fro.
 func progressLine(name string, p reflector.Progress, now time.Time, barWidth int) string {
+	text := "syncing " + name + ": " + strings.Join(progressParts(p, now), ", ")
+	if bar := progressBar(p, barWidth); bar != "" {
+		return bar + " " + text
+	}
+	return text
+}
+
+// progressParts are the pieces of a progress line, the most useful first.
+func progressParts(p reflector.Progress, now time.Time) []string {
 	var elapsed time.Duration
 	if !p.Started.IsZero() {
 		elapsed = now.Sub(p.Started)
 	}
 	items, total := p.Objects, p.Expected
 	count := plural(int(items), "object")
-	if total > 0 {
-		count = fmt.Sprintf("%d/%s", items, plural(int(total), "object"))
+	if total >= 0 && (total > 0 || p.Listing) {
+		// Objects created during the list may take it past the total.
+		count = fmt.Sprintf("%d/%s", items, plural(int(max(total, items)), "object"))
 	}
 	parts := []string{count, fmt.Sprintf("%.0f/s", p.Rate(now))}
 	if eta, ok := p.ETA(now); ok {
@@ -36,20 +48,45 @@ func progressLine(name string, p reflector.Progress, now time.Time, barWidth int
 	if p.Fallbacks > 0 {
 		parts = append(parts, "paged (the streaming list fell back)")
 	}
-	text := fmt.Sprintf("syncing %s: %s", name, strings.Join(parts, ", "))
-	if barWidth <= 0 {
-		return text
+	return parts
+}
+
+// progressBar is "[██░░]" of width cells inside the brackets, filled as
+// far as the objects received go towards the total; "" without a total.
+func progressBar(p reflector.Progress, width int) string {
+	if width <= 0 || p.Expected <= 0 {
+		return ""
 	}
-	var bar string
-	if total > 0 {
-		done := int(float64(barWidth) * float64(min(items, total)) / float64(total))
-		bar = strings.Repeat("█", done) + strings.Repeat("░", barWidth-done)
-	} else {
-		// Total unknown: a block that moves, so the person sees life.
-		pos := int(elapsed/(100*time.Millisecond)) % barWidth
-		bar = strings.Repeat("░", pos) + "█" + strings.Repeat("░", barWidth-pos-1)
+	done := int(float64(width) * float64(min(p.Objects, p.Expected)) / float64(p.Expected))
+	return "[" + strings.Repeat("█", done) + strings.Repeat("░", width-done) + "]"
+}
+
+// fitProgressLine is progressLine for a terminal width columns wide, in
+// fewer than width runes so it never wraps. It gives up, in order, the
+// least useful parts at the end (whether the list fell back, the time,
+// the bytes), keeping a bar of 30, 20 or 10 cells while one fits, then
+// the bar, then the ETA and the rate; only then is the name cut with "…".
+func fitProgressLine(name string, p reflector.Progress, now time.Time, width int) string {
+	limit := width - 1
+	parts := progressParts(p, now)
+	text := func(n int) string { return "syncing " + name + ": " + strings.Join(parts[:n], ", ") }
+	core := min(len(parts), 3) // count, rate, ETA
+	if _, ok := p.ETA(now); !ok {
+		core = min(len(parts), 2)
 	}
-	return "[" + bar + "] " + text
+	for n := len(parts); n >= core; n-- {
+		for _, bar := range []int{30, 20, 10} {
+			if b := progressBar(p, bar); b != "" && utf8.RuneCountInString(b)+1+utf8.RuneCountInString(text(n)) <= limit {
+				return b + " " + text(n)
+			}
+		}
+	}
+	for n := len(parts); n > 1; n-- {
+		if utf8.RuneCountInString(text(n)) <= limit {
+			return text(n)
+		}
+	}
+	return truncate(text(1), limit)
 }
 
 // syncedLine is printed once an informer has synced.
@@ -86,7 +123,7 @@ func (p *progressPrinter) draw(log, lines []string) {
 	}
 	w := p.width()
 	for _, l := range lines {
-		b.WriteString(truncate(l, w-1))
+		b.WriteString(truncate(l, w-1)) // lines are fitted; this is a last resort
 		b.WriteString(clearLineEnd + "\n")
 	}
 	b.WriteString(clearScreenEnd)

@@ -41,6 +41,31 @@ type live[T labeled] struct {
 	// fatal receives the first error that retrying will not fix, seen
 	// before the sync; capacity 1, never closed.
 	fatal chan error
+	// sel is what the informer lists.
+	sel kube.Selection
+	// total is how many objects the server said the initial list holds
+	// (countObjects), or -1 until it has said.
+	total atomic.Int64
+}
+
+// count asks the server how many objects the initial list holds, for the
+// progress; it leaves total at -1 when the server does not say.
+func (l *live[T]) count(ctx context.Context, cfg *rest.Config, sel kube.Selection) {
+	if n, ok := countObjects(ctx, cfg, l.target, sel); ok {
+		l.total.Store(n)
+	}
+}
+
+// progress is the informer's Progress, with the counted total as Expected
+// while the list itself does not say how many objects it holds.
+func (l *live[T]) progress() reflector.Progress {
+	p := l.inf.Progress()
+	if p.Expected < 0 && !p.Relist {
+		if n := l.total.Load(); n >= 0 {
+			p.Expected = n
+		}
+	}
+	return p
 }
 
 func (l *live[T]) synced() bool { return l.reg.HasSynced() }
@@ -68,6 +93,8 @@ type group[T labeled] struct {
 	// them, or a probe of /readyz, finds it back after an outage, all try
 	// again within a second (see reflector.Server).
 	server *reflector.Server
+	// cfg is the cluster's configuration, for counting each resource.
+	cfg *rest.Config
 }
 
 // groupOptions configure newGroup.
@@ -92,7 +119,7 @@ func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], 
 	// What goes wrong reaches people through health, which hears of the
 	// informers' successes and back-off delays from the collector.
 	g := &group[T]{health: newHealth(opts.session.cfg.Host, opts.warnings, nil),
-		server: serverprobe.New(opts.session.cfg, nil)}
+		server: serverprobe.New(opts.session.cfg, nil), cfg: opts.session.cfg}
 	opts.collector.health = g.health
 	var cluster *clusterid.Reader
 	if opts.checkpointDir != "" {
@@ -104,6 +131,8 @@ func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], 
 		so := kube.SourceOptions{Resource: t.res, Selection: kube.Selection{Namespace: t.namespace,
 			LabelSelector: opts.global.LabelSelector, FieldSelector: opts.global.FieldSelector,
 			Shard: opts.session.shard}}
+		l.sel = so.Selection
+		l.total.Store(-1)
 		if !so.Shard.IsZero() {
 			so.ShardMetrics = opts.collector.shardMetrics(l.name)
 		}
@@ -179,6 +208,9 @@ func (g *group[T]) run(ctx context.Context) {
 	wg.Go(func() { g.server.Run(ctx) })
 	for _, l := range g.informers {
 		wg.Go(func() { _ = l.inf.Run(ctx) })
+		if l.sel.Shard.IsZero() { // a count of the whole resource, not of the shard
+			wg.Go(func() { l.count(ctx, g.cfg, l.sel) })
+		}
 		wg.Go(func() {
 			select {
 			case <-l.reg.Synced():

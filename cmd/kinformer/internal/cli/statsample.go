@@ -17,8 +17,10 @@ type statSample struct {
 	synced                    bool
 	syncTime                  time.Duration
 	// listed and total are the initial sync's progress while not synced
-	// (total 0: unknown), with an ETA when etaKnown.
+	// (total 0: unknown), listRate its objects per second, with an ETA
+	// when etaKnown.
 	listed, total int64
+	listRate      float64
 	eta           time.Duration
 	etaKnown      bool
 	// fallbacks counts streaming lists given up for paged ones, restarts
@@ -114,7 +116,7 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 	out := make([]statSample, len(s.g.informers))
 	for i, l := range s.g.informers {
 		c := l.counters
-		pr := l.inf.Progress()
+		pr := l.progress()
 		st := statSample{
 			name:      l.name,
 			resource:  resourceName(l.target),
@@ -148,6 +150,7 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 			}
 		}
 		st.eta, st.etaKnown = pr.ETA(now)
+		st.listRate = pr.Rate(now)
 		// Rates start once the informer was synced at the previous sample,
 		// so the initial list (streamed as ADDED events) does not count.
 		if p := s.prev[i]; elapsed > 0 && p.synced {
@@ -229,6 +232,7 @@ type statsJSON struct {
 	// Listed and Total are the initial list's progress, before the sync.
 	Listed          int64   `json:"listed,omitempty"`
 	Total           int64   `json:"total,omitempty"`
+	ListedPerSec    float64 `json:"listedPerSecond,omitempty"`
 	ETASeconds      float64 `json:"etaSeconds,omitempty"`
 	Fallbacks       int     `json:"fallbacks"`
 	Restarts        int     `json:"restarts"`
@@ -281,7 +285,7 @@ func formatStatsJSON(at time.Time, s statSample, p processSample) string {
 	if s.synced {
 		j.SyncSeconds = s.syncTime.Seconds()
 	} else {
-		j.Listed, j.Total = s.listed, s.total
+		j.Listed, j.Total, j.ListedPerSec = s.listed, s.total, s.listRate
 		if s.etaKnown {
 			j.ETASeconds = s.eta.Seconds()
 		}

@@ -117,13 +117,17 @@ var statsColumns = []statsColumn{
 		return fmt.Sprint(s.listed)
 	}},
 	{"SYNCED", func(s statSample) string {
-		switch {
-		case !s.synced && s.etaKnown:
-			return "syncing, ETA " + roundDuration(s.eta)
-		case !s.synced:
-			return "syncing"
+		if s.synced {
+			return "in " + syncDuration(s.syncTime)
 		}
-		return "in " + syncDuration(s.syncTime)
+		text := "syncing"
+		if s.listRate > 0 { // 0: nothing received yet
+			text += fmt.Sprintf(", %.0f/s", s.listRate)
+		}
+		if s.etaKnown {
+			text += ", ETA " + roundDuration(s.eta)
+		}
+		return text
 	}},
 	{"ADDED/s", func(s statSample) string { return fmt.Sprintf("%.1f", s.addRate) }},
 	{"MODIFIED/s", func(s statSample) string { return fmt.Sprintf("%.1f", s.modifyRate) }},

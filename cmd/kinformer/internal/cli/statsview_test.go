@@ -34,10 +34,48 @@ func TestProgressLine(t *testing.T) {
 			t.Errorf("progressLine(%+v, bar %d) = %q, want %q", tc.p, tc.bar, got, tc.want)
 		}
 	}
-	// Without a total the bar still moves.
+	// Without a total there is no bar: nothing bounces to and fro.
 	p := reflector.Progress{Listing: true, Started: now, Objects: 1, Expected: -1}
-	if a, b := progressLine("p", p, now, 10), progressLine("p", p, now.Add(300*time.Millisecond), 10); a[:12] == b[:12] {
-		t.Errorf("indeterminate bar did not move: %q, %q", a, b)
+	if got := progressLine("p", p, now.Add(300*time.Millisecond), 10); strings.ContainsAny(got, "[█░") {
+		t.Errorf("a bar without a total: %q", got)
+	}
+	// Objects created during the list take it past the total: the count
+	// says so, the bar is full.
+	p = reflector.Progress{Listing: true, Started: started, Objects: 2010, Expected: 2000}
+	if got, want := progressLine("p", p, now, 10), "[██████████] syncing p: 2010/2010 objects, 1005/s, ETA 0s, 2s"; got != want {
+		t.Errorf("past the total: %q, want %q", got, want)
+	}
+}
+
+// On a terminal the progress line uses the width there is: the whole line
+// and a 30-cell bar on a wide one; on a narrow one, the least useful parts
+// go first, then the bar, never a line that wraps, and the text is cut
+// with "…" only when nothing else can go.
+func TestFitProgressLineUsesTheTerminalsWidth(t *testing.T) {
+	now := testNow
+	p := reflector.Progress{Listing: true, Started: now.Add(-4 * time.Second), Objects: 40000, Expected: 100000,
+		Bytes: 90 << 20, Fallbacks: 1}
+	const long = "pods.metrics.example.com -n production"
+	for _, tc := range []struct {
+		name  string
+		width int
+		want  string
+	}{
+		{long, 200, "[████████████░░░░░░░░░░░░░░░░░░] syncing " + long + ": 40000/100000 objects, 10000/s, ETA 6s, 90.0MiB, 4s, paged (the streaming list fell back)"},
+		{long, 120, "[████░░░░░░] syncing " + long + ": 40000/100000 objects, 10000/s, ETA 6s, 90.0MiB, 4s"},
+		{"pods", 100, "[████████████░░░░░░░░░░░░░░░░░░] syncing pods: 40000/100000 objects, 10000/s, ETA 6s, 90.0MiB, 4s"},
+		{"pods", 80, "[████░░░░░░] syncing pods: 40000/100000 objects, 10000/s, ETA 6s, 90.0MiB, 4s"},
+		{long, 80, "syncing " + long + ": 40000/100000 objects, 10000/s"},
+		{"pods", 50, "syncing pods: 40000/100000 objects, 10000/s"},
+		{"pods", 30, "syncing pods: 40000/100000 o…"},
+	} {
+		got := fitProgressLine(tc.name, p, now, tc.width)
+		if got != tc.want {
+			t.Errorf("%s on %d columns: %q, want %q", tc.name, tc.width, got, tc.want)
+		}
+		if n := utf8.RuneCountInString(got); n >= tc.width {
+			t.Errorf("%s on %d columns: %d runes, want fewer", tc.name, tc.width, n)
+		}
 	}
 }
 
@@ -411,5 +449,22 @@ func TestStatsViewShowsCheckpoints(t *testing.T) {
 	if err := json.Unmarshal([]byte(formatStatsJSON(testNow, f.informers[0], f.process)), &j); err != nil || j.Checkpoint == nil ||
 		!j.Checkpoint.Loaded || j.Checkpoint.LoadedObjects != 120 || j.Checkpoint.Writes != 2 {
 		t.Errorf("json: %+v, %v", j.Checkpoint, err)
+	}
+}
+
+// While an informer syncs, stats shows what get and watch show: count of
+// total, the rate and the ETA (in the table and in -o json).
+func TestStatsShowsTheSyncsRateAndETA(t *testing.T) {
+	s := statSample{name: "pods", resource: "pods", listed: 4000, total: 10000, listRate: 2000, eta: 3 * time.Second, etaKnown: true}
+	lines := statsScreen(statsFrame{at: testNow, informers: []statSample{s}}, nil, false, 160, 0)
+	if !strings.Contains(lines[1], "4000/10000") || !strings.Contains(lines[1], "syncing, 2000/s, ETA 3s") {
+		t.Errorf("row %q, want 4000/10000 and syncing, 2000/s, ETA 3s", lines[1])
+	}
+	var j map[string]any
+	if err := json.Unmarshal([]byte(formatStatsJSON(testNow, s, processSample{})), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j["listedPerSecond"] != 2000.0 || j["total"] != 10000.0 || j["etaSeconds"] != 3.0 {
+		t.Errorf("json %v, want listedPerSecond 2000, total 10000, etaSeconds 3", j)
 	}
 }

@@ -48,15 +48,19 @@ func syncWithProgress[T labeled](ctx context.Context, g *group[T], streams Strea
 			return nil
 		case <-tick.C:
 			lines := make([]string, 0, len(g.informers))
-			bar := 0
+			width := 0
 			if p.terminal {
-				bar = 30
+				width = p.width() // read at each redraw: a resize takes effect at once
 			}
 			for _, l := range g.informers {
 				if l.synced() {
 					continue
 				}
-				lines = append(lines, progressLine(l.name, l.inf.Progress(), time.Now(), bar))
+				if width > 0 {
+					lines = append(lines, fitProgressLine(l.name, l.progress(), time.Now(), width))
+				} else {
+					lines = append(lines, progressLine(l.name, l.progress(), time.Now(), 0))
+				}
 			}
 			if p.terminal {
 				lines = append(lines, g.health.conditions()...)

@@ -26,6 +26,11 @@
 // memory figures at 10,000, 50,000 and 100,000 pods (-scale-sizes; see
 // scenario.RunScale), which make bench-scale runs.
 //
+// -cli-100k runs the command against kubectl instead, which make bench-cli
+// runs: `get pods -A` as names, a table and JSON, each side a process,
+// at 100,000 pods seeded into etcd (see scenario.RunCLI100k); -kubectl
+// names the kubectl binary.
+//
 // -outage runs the outage-recovery scenario of issue 22 instead (see
 // scenario.RunOutage), which make bench-outage runs: per run, a kinformer
 // child (one kube.Factory, ten namespaced ConfigMap informers) and a
@@ -111,6 +116,9 @@ func run(ctx context.Context) error {
 		return d
 	}
 	say := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) }
+	if *cli100k {
+		return runCLI100k(ctx, *pods, *count, *settle, dest("results/cli-100k.json"), say) // cli100k.go
+	}
 	if *outage {
 		n := 0
 		flag.Visit(func(f *flag.Flag) {

@@ -9,7 +9,6 @@ import (
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
-	"github.com/kinformer/kinformer/kube/internal/source"
 )
 
 // Checkpoints configure the checkpoints of a Factory's informers (see
@@ -49,6 +48,32 @@ type Checkpoints struct {
 	AllowSecrets bool
 }
 
+// objectCodec is how b's objects are kept in a file.
+func objectCodec[T cache.Object](b built[T]) (checkpoint.Codec[T], error) {
+	if b.codec.Err != nil {
+		return checkpoint.Codec[T]{}, b.codec.Err
+	}
+	if b.codec.Encode != nil {
+		return checkpoint.Codec[T]{Name: b.codec.Name, Encode: b.codec.Encode, Decode: b.codec.Decode}, nil
+	}
+	codec, err := checkpoint.DefaultCodec[T]()
+	if err != nil {
+		return codec, err
+	}
+	if proto := b.src.ProtoDecoder(); proto != nil && codec.Name == "protobuf" {
+		codec.Decode = proto
+		return codec, nil
+	}
+	return checkpoint.Codec[T]{
+		Name: "json",
+		Encode: func(dst []byte, obj T) ([]byte, error) {
+			b, err := json.Marshal(obj)
+			return append(dst, b...), err
+		},
+		Decode: b.src.JSONDecoder(),
+	}, nil
+}
+
 // ErrCheckpointSecrets: an informer of Secrets asked for a checkpoint
 // without Checkpoints.AllowSecrets.
 var ErrCheckpointSecrets = errors.New("checkpoints of Secrets write their data to disk: set Checkpoints.AllowSecrets to allow them")
@@ -57,8 +82,10 @@ var ErrCheckpointSecrets = errors.New("checkpoints of Secrets write their data t
 // none when want is false. The objects are encoded as the source decodes
 // them: protobuf for typed and metadata sources, JSON for dynamic ones,
 // decoded back through the source's own decoder (so a typed informer's
-// strings are interned as they are after a list).
-func checkpointFor[T cache.Object](f *Factory, key Key, src *source.Source[T], want bool) (informer.CheckpointOptions[T], error) {
+// strings are interned as they are after a list); a view as the protobuf
+// of the fields it holds, read back through the view's own plan (see
+// source.View).
+func checkpointFor[T cache.Object](f *Factory, key Key, b built[T], want bool) (informer.CheckpointOptions[T], error) {
 	var none informer.CheckpointOptions[T]
 	if !want {
 		return none, nil
@@ -70,22 +97,9 @@ func checkpointFor[T cache.Object](f *Factory, key Key, src *source.Source[T], w
 	if key.Resource.GVR.Group == "" && key.Resource.GVR.Resource == "secrets" && !c.AllowSecrets {
 		return none, ErrCheckpointSecrets
 	}
-	codec, err := checkpoint.DefaultCodec[T]()
+	codec, err := objectCodec(b)
 	if err != nil {
 		return none, fmt.Errorf("checkpoint: %w", err)
-	}
-	switch proto := src.ProtoDecoder(); {
-	case proto != nil && codec.Name == "protobuf":
-		codec.Decode = proto
-	default:
-		codec = checkpoint.Codec[T]{
-			Name: "json",
-			Encode: func(dst []byte, obj T) ([]byte, error) {
-				b, err := json.Marshal(obj)
-				return append(dst, b...), err
-			},
-			Decode: src.JSONDecoder(),
-		}
 	}
 	id := checkpoint.Identity{Resource: key.String(), Type: checkpoint.TypeName[T](), Encoding: codec.Name}
 	return informer.CheckpointOptions[T]{

@@ -18,11 +18,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/kube/internal/source"
@@ -30,18 +32,30 @@ import (
 
 // A factory informer with Checkpoint writes its cache when the factory
 // shuts down, into a 0600 file named after its key, and the next factory's
-// informer starts from it.
+// informer starts from it: of full objects and of a view.
 func TestFactoryCheckpointsAnInformerAndStartsFromIt(t *testing.T) {
+	t.Run("pods", func(t *testing.T) {
+		checkpointsAndStartsFrom(t, func(p *corev1.Pod) *corev1.Pod { return p })
+	})
+	t.Run("view", func(t *testing.T) { checkpointsAndStartsFrom(t, projectTestPod) })
+}
+
+// checkpointsAndStartsFrom runs the informer of T twice on one directory;
+// want gives what T must hold of a pod.
+func checkpointsAndStartsFrom[T cache.Object](t *testing.T, want func(*corev1.Pod) T) {
+	p0, p1 := pod("shop", "web-0", "8"), pod("shop", "web-1", "9")
+	p1.Spec.NodeName, p1.Labels = "node-1", map[string]string{"app": "web"}
+	p1.Spec.Containers = []corev1.Container{{Name: "c", Image: "nginx"}}
 	cfg := clusterServer(t, "uid-a", map[string][]runtime.Object{
-		"/api/v1/namespaces/shop/pods": {pod("shop", "web-0", "8"), pod("shop", "web-1", "9")},
+		"/api/v1/namespaces/shop/pods": {p0.DeepCopy(), p1.DeepCopy()},
 	})
 	dir := filepath.Join(t.TempDir(), "ckpt")
-	run := func() (*Factory, *informer.Shared[*corev1.Pod]) {
+	run := func() (*Factory, *informer.Shared[T]) {
 		f, err := NewFactory(cfg, FactoryOptions{Checkpoints: Checkpoints{Dir: dir}, ErrorHandler: func(err error) { t.Error(err) }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		inf, _, err := Informer(t.Context(), f, InformerOptions[*corev1.Pod]{Selection: Selection{Namespace: "shop"}, Checkpoint: true})
+		inf, _, err := Informer(t.Context(), f, InformerOptions[T]{Selection: Selection{Namespace: "shop"}, Checkpoint: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,8 +65,12 @@ func TestFactoryCheckpointsAnInformerAndStartsFromIt(t *testing.T) {
 		if !inf.WaitForCacheSync(ctx) {
 			t.Fatal("not synced")
 		}
-		if _, ok, err := inf.Cache().GetByKey("shop/web-1"); err != nil || !ok || len(inf.Cache().List()) != 2 {
+		got, ok, err := inf.Cache().GetByKey("shop/web-1")
+		if err != nil || !ok || len(inf.Cache().List()) != 2 {
 			t.Fatalf("cache: %d objects", len(inf.Cache().List()))
+		}
+		if w := want(p1); !apiequality.Semantic.DeepEqual(got, w) {
+			t.Fatalf("cached web-1:\n got %+v\nwant %+v", got, w)
 		}
 		return f, inf
 	}
@@ -74,6 +92,29 @@ func TestFactoryCheckpointsAnInformerAndStartsFromIt(t *testing.T) {
 	if p := second.Progress(); !p.Started.IsZero() {
 		t.Fatalf("the run from the checkpoint listed: %+v", p)
 	}
+}
+
+// A view that reads one field twice cannot be written back: asking for
+// its checkpoint is an error naming the field, at once.
+func TestFactoryRefusesTheCheckpointOfAViewReadingAFieldTwice(t *testing.T) {
+	f, err := NewFactory(&rest.Config{Host: "http://127.0.0.1:1"}, FactoryOptions{Checkpoints: Checkpoints{Dir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Shutdown()
+	_, _, err = Informer(t.Context(), f, InformerOptions[*twiceView]{Checkpoint: true})
+	if err == nil || !strings.Contains(err.Error(), "spec.nodeName") {
+		t.Fatalf("err = %v, want one naming spec.nodeName", err)
+	}
+	if _, _, err := Informer(t.Context(), f, InformerOptions[*twiceView]{}); err != nil {
+		t.Errorf("without a checkpoint: %v", err)
+	}
+}
+
+type twiceView struct {
+	ViewOf[*corev1.Pod]
+	Node  string `kube:"spec.nodeName"`
+	Again string `kube:"spec.nodeName"`
 }
 
 func TestFactoryRefusesCheckpointsOfSecretsUnlessAllowed(t *testing.T) {

@@ -42,10 +42,13 @@
 // (`kube:"-"` leaves one alone); unexported fields are not touched. A view
 // is checked against its resource before anything is made: a path that
 // does not exist, or a field that cannot hold what is there, is an error
-// wrapping ErrInvalidView naming the view, the field and the path. What a
-// view cannot do: be checkpointed (InformerOptions.Checkpoint is an
-// error), or be checked by the mutation detector unless it implements
-// runtime.Object.
+// wrapping ErrInvalidView naming the view, the field and the path. A view
+// of a built-in type can be checkpointed: the file holds each view as the
+// protobuf of the fields it declares, and names the view's declaration,
+// so a file written by another declaration of the view is refused. A view
+// reading one field in two of its fields, and a view of a custom resource,
+// cannot (InformerOptions.Checkpoint is then an error). A view is not
+// checked by the mutation detector unless it implements runtime.Object.
 //
 // A Selection's Shard restricts any source to ranges of
 // the hash of metadata.uid or the namespace (KEP-5866): sent to the

@@ -102,9 +102,9 @@ func Source[T cache.Object](ctx context.Context, cfg *rest.Config, opts SourceOp
 	if err != nil {
 		return nil, err
 	}
-	src, err := k.newSource(cfg, opts.internal())
+	b, err := k.newSource(cfg, opts.internal())
 	if err != nil {
 		return nil, err
 	}
-	return src, nil
+	return b.src, nil
 }

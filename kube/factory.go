@@ -236,10 +236,6 @@ func informerFor[T cache.Object](f *Factory, k kind[T], opts InformerOptions[T],
 	if err := sel.Validate(); err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}
-	if k.view && opts.Checkpoint {
-		return nil, key, fmt.Errorf("kube: informer %s: checkpoints are not available for views", key)
-	}
-
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.shutdown {
@@ -262,16 +258,17 @@ func informerFor[T cache.Object](f *Factory, k kind[T], opts InformerOptions[T],
 	if !sel.Shard.IsZero() && f.opts.ShardMetrics != nil {
 		so.ShardMetrics = f.opts.ShardMetrics.NewShardMetrics(key.String())
 	}
-	src, err := k.newSource(f.cfg, so.internal())
+	b, err := k.newSource(f.cfg, so.internal())
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: new source: %w", key, err)
 	}
+	src := b.src
 	resync := opts.ResyncPeriod
 	if resync == 0 {
 		resync = f.opts.DefaultResync
 	}
 	transform := opts.Transform
-	ckpt, err := checkpointFor(f, key, src, opts.Checkpoint)
+	ckpt, err := checkpointFor(f, key, b, opts.Checkpoint)
 	if err != nil {
 		return nil, key, fmt.Errorf("kube: informer %s: %w", key, err)
 	}

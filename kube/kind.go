@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -22,13 +23,24 @@ import (
 // is a new case in kindOf and no new function.
 type kind[T cache.Object] struct {
 	res Resource
-	// view: T is a projected view (no checkpoints).
-	view bool
 	// newSource makes the source for one selection; cfg is copied. For a
 	// type that serves any resource, a non-empty namespace means the
 	// resource is namespaced (see Selection.Namespace; a factory clears
 	// it for a cluster-scoped resource before).
-	newSource func(cfg *rest.Config, opts source.Options) (*source.Source[T], error)
+	newSource func(cfg *rest.Config, opts source.Options) (built[T], error)
+}
+
+// built is a source and, for views, how a checkpoint keeps its objects
+// (zero: as checkpointFor encodes objects of their own types).
+type built[T cache.Object] struct {
+	src   *source.Source[T]
+	codec source.ObjectCodec[T]
+}
+
+// plain is the built of a source whose objects a checkpoint encodes by
+// their own type.
+func plain[T cache.Object](s *source.Source[T], err error) (built[T], error) {
+	return built[T]{src: s}, err
 }
 
 // kindOf returns the kind of T given the resource the options name (zero
@@ -46,18 +58,18 @@ func kindOf[T cache.Object](ctx context.Context, cfg *rest.Config, res Resource,
 		if !named {
 			return kind[T]{}, needResource(t, option, "serves any resource")
 		}
-		return kind[T]{res: res, newSource: func(cfg *rest.Config, opts source.Options) (*source.Source[T], error) {
+		return kind[T]{res: res, newSource: func(cfg *rest.Config, opts source.Options) (built[T], error) {
 			s, err := source.Dynamic(cfg, res.GVR, opts)
-			return any(s).(*source.Source[T]), err // T is *unstructured.Unstructured: this only tells the compiler
+			return plain(any(s).(*source.Source[T]), err) // T is *unstructured.Unstructured: this only tells the compiler
 		}}, nil
 
 	case t == reflect.TypeFor[*metav1.PartialObjectMetadata]():
 		if !named {
 			return kind[T]{}, needResource(t, option, "serves any resource")
 		}
-		return kind[T]{res: res, newSource: func(cfg *rest.Config, opts source.Options) (*source.Source[T], error) {
+		return kind[T]{res: res, newSource: func(cfg *rest.Config, opts source.Options) (built[T], error) {
 			s, err := source.Metadata(cfg, res.GVR, opts)
-			return any(s).(*source.Source[T]), err // T is *metav1.PartialObjectMetadata
+			return plain(any(s).(*source.Source[T]), err) // T is *metav1.PartialObjectMetadata
 		}}, nil
 	}
 
@@ -72,8 +84,9 @@ func kindOf[T cache.Object](ctx context.Context, cfg *rest.Config, res Resource,
 		if err := source.CheckView[T](full); err != nil {
 			return kind[T]{}, err
 		}
-		return kind[T]{res: Resource(own), view: true, newSource: func(cfg *rest.Config, opts source.Options) (*source.Source[T], error) {
-			return source.View[T](cfg, full, opts)
+		return kind[T]{res: Resource(own), newSource: func(cfg *rest.Config, opts source.Options) (built[T], error) {
+			s, codec, err := source.View[T](cfg, full, opts)
+			return built[T]{src: s, codec: codec}, err
 		}}, nil
 	}
 
@@ -91,8 +104,8 @@ func kindOf[T cache.Object](ctx context.Context, cfg *rest.Config, res Resource,
 		if err := sameResource(t, own, res, option); err != nil {
 			return kind[T]{}, err
 		}
-		return kind[T]{res: Resource(own), newSource: func(cfg *rest.Config, opts source.Options) (*source.Source[T], error) {
-			return source.Typed[T](cfg, opts)
+		return kind[T]{res: Resource(own), newSource: func(cfg *rest.Config, opts source.Options) (built[T], error) {
+			return plain(source.Typed[T](cfg, opts))
 		}}, nil
 	}
 
@@ -101,12 +114,17 @@ func kindOf[T cache.Object](ctx context.Context, cfg *rest.Config, res Resource,
 	if err != nil {
 		return kind[T]{}, err
 	}
-	return kind[T]{res: res, view: true, newSource: func(cfg *rest.Config, opts source.Options) (*source.Source[T], error) {
+	return kind[T]{res: res, newSource: func(cfg *rest.Config, opts source.Options) (built[T], error) {
 		r := source.Resource(res)
 		r.Namespaced = r.Namespaced || opts.Namespace != ""
-		return source.CRDView[T](cfg, r, plan, opts)
+		s, err := source.CRDView[T](cfg, r, plan, opts)
+		return built[T]{src: s, codec: source.ObjectCodec[T]{Err: errCRDViewCheckpoint}}, err
 	}}, nil
 }
+
+// errCRDViewCheckpoint: a view of a custom resource is decoded from JSON
+// only, and a checkpoint keeps views as protobuf.
+var errCRDViewCheckpoint = errors.New("checkpoints are not available for views of custom resources (they are decoded from JSON)")
 
 // isBuiltinType reports whether t is a pointer to a type of k8s.io/api.
 func isBuiltinType(t reflect.Type) bool {

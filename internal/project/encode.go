@@ -1,8 +1,11 @@
 package project
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"slices"
@@ -281,4 +284,57 @@ func encodeValue(dst []byte, num uint64, n *node, p unsafe.Pointer, keep bool, e
 type protoMarshaler interface {
 	Size() int
 	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// Digest names what the plan reads and into which Go types: two plans
+// with the same digest encode and decode alike. A checkpoint names its
+// encoding with it, so that a file written by a view type read back by a
+// changed one (a field added, say, which the file does not hold) is
+// refused rather than served with that field empty.
+func (p *Plan) Digest() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%v %v\n", p.view, p.proto)
+	digestMsg(h, p.root, 0)
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+func digestMsg(w io.Writer, m *msg, depth int) {
+	names := make([]string, 0, len(m.byName))
+	for name := range m.byName {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, a := range m.byName[name] {
+			fmt.Fprintf(w, "%d %s off=%d keyed=%v key=%q\n", depth, name, a.off, a.keyed, a.key)
+			if a.sub != nil {
+				digestMsg(w, a.sub, depth+1)
+				continue
+			}
+			digestNode(w, a.node, depth+1)
+		}
+	}
+	for num, as := range m.byNum {
+		if len(as) > 0 {
+			fmt.Fprintf(w, "%d #%d %d\n", depth, num, len(as))
+		}
+	}
+	bigs := make([]uint64, 0, len(m.bigNum))
+	for num := range m.bigNum {
+		bigs = append(bigs, num)
+	}
+	slices.Sort(bigs)
+	for _, num := range bigs {
+		fmt.Fprintf(w, "%d #%d %d\n", depth, num, len(m.bigNum[num]))
+	}
+}
+
+func digestNode(w io.Writer, n *node, depth int) {
+	fmt.Fprintf(w, "%d op=%d %v size=%d intern=%v micro=%v\n", depth, n.op, n.typ, n.size, n.intern, n.micro)
+	if n.elem != nil {
+		digestNode(w, n.elem, depth+1)
+	}
+	if n.msg != nil {
+		digestMsg(w, n.msg, depth+1)
+	}
 }

@@ -88,3 +88,43 @@ func TestCheckEncodeRefusesAFieldReadTwice(t *testing.T) {
 		t.Error("CheckEncode of a JSON-only plan: no error")
 	}
 }
+
+// A view that reads one more field has another digest, its Go type
+// name kept (two types named view, declared in two functions, print
+// alike); the same view compiled twice has the same.
+func TestDigestNamesWhatAViewReads(t *testing.T) {
+	a, b := podPlan(t), podPlan(t)
+	if a.Digest() != b.Digest() {
+		t.Errorf("one view, two digests: %s %s", a.Digest(), b.Digest())
+	}
+	f, m := fewerPlan(t), morePlan(t)
+	if f.Type().String() != m.Type().String() {
+		t.Fatalf("the two views print as %v and %v", f.Type(), m.Type())
+	}
+	if f.Digest() == m.Digest() {
+		t.Errorf("different views, same digest %s", f.Digest())
+	}
+}
+
+func fewerPlan(t *testing.T) *Plan {
+	type view struct {
+		Name string `kube:"metadata.name"`
+	}
+	p, err := CompileGo(reflect.TypeFor[*view](), reflect.TypeFor[*corev1.Pod](), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func morePlan(t *testing.T) *Plan {
+	type view struct {
+		Name string `kube:"metadata.name"`
+		Node string `kube:"spec.nodeName"`
+	}
+	p, err := CompileGo(reflect.TypeFor[*view](), reflect.TypeFor[*corev1.Pod](), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -24,16 +24,28 @@ var ErrInvalidView = errors.New("invalid view")
 // opts.Shard set T must also be a shard.Object. Views' strings are
 // interned unless opts.DisableInterning; ShareMutableParts does not apply.
 // cfg is copied.
-func View[T cache.Object](cfg *rest.Config, full reflect.Type, opts Options) (*Source[T], error) {
+//
+// The ObjectCodec returned beside it is how a checkpoint keeps the
+// source's views: each view as the protobuf of the fields it holds, at
+// their paths in full (project.Plan.EncodeProto), read back through the
+// source's own plan and string table, so that views read from a file are
+// what a list would have given. Its Err says why a view cannot be kept
+// so (a view decoded from JSON only, or one reading a field twice).
+func View[T cache.Object](cfg *rest.Config, full reflect.Type, opts Options) (*Source[T], ObjectCodec[T], error) {
 	b, plan, proto, err := compileView[T](full)
 	if err != nil {
-		return nil, err
+		return nil, ObjectCodec[T]{}, err
 	}
 	if err := viewShardable[T](opts.Shard); err != nil {
-		return nil, err
+		return nil, ObjectCodec[T]{}, err
 	}
-	c := viewCodec[T](plan, b, b.gvk.GroupVersion().String(), b.gvk.Kind, proto, viewStrings(opts))
-	return newSource(cfg, b.gvk.GroupVersion().WithResource(b.resource), b.namespaced, opts, c)
+	strs := viewStrings(opts)
+	c := viewCodec[T](plan, b, b.gvk.GroupVersion().String(), b.gvk.Kind, proto, strs)
+	s, err := newSource(cfg, b.gvk.GroupVersion().WithResource(b.resource), b.namespaced, opts, c)
+	if err != nil {
+		return nil, ObjectCodec[T]{}, err
+	}
+	return s, viewObjectCodec[T](plan, strs), nil
 }
 
 // CheckView checks view type T against the built-in type full without

@@ -251,6 +251,44 @@ func TestSharedRemoveHandlerStopsDeliveryAndEndsItsGoroutine(t *testing.T) {
 	})
 }
 
+// TestSharedRemoveHandlerOfAnotherInformerChangesNothing: a registration
+// handed to another informer's RemoveHandler is refused there and stays
+// registered, delivering, with its own informer, which can still remove it.
+func TestSharedRemoveHandlerOfAnotherInformerChangesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := startShared(t, 2, Options[*corev1.ConfigMap]{}, nil)
+		defer a.stop()
+		b := startShared(t, 2, Options[*corev1.ConfigMap]{}, nil)
+		defer b.stop()
+		rec := newViewRecorder[*corev1.ConfigMap]()
+		reg := a.addHandler(rec, HandlerOptions{})
+		b.addHandler(newViewRecorder[*corev1.ConfigMap](), HandlerOptions{})
+		synctest.Wait()
+
+		if err := b.inf.RemoveHandler(reg); !errors.Is(err, ErrUnknownRegistration) {
+			t.Errorf("RemoveHandler on another informer: %v, want ErrUnknownRegistration", err)
+		}
+		b.inf.handlers.mu.Lock()
+		if n := len(b.inf.handlers.listeners); n != 1 {
+			t.Errorf("the other informer has %d handlers, want its own 1", n)
+		}
+		b.inf.handlers.mu.Unlock()
+		a.update("o1")
+		synctest.Wait()
+		if rec.updates != 1 {
+			t.Fatalf("handler got %d updates after a foreign removal, want 1", rec.updates)
+		}
+		if err := a.inf.RemoveHandler(reg); err != nil {
+			t.Fatalf("RemoveHandler on its own informer: %v", err)
+		}
+		a.update("o1")
+		synctest.Wait()
+		if rec.updates != 1 {
+			t.Errorf("handler got %d updates after its removal, want 1", rec.updates)
+		}
+	})
+}
+
 // TestSharedBlockedHandlerDelaysNobodyAndBacklogStaysBounded blocks one
 // handler for the whole test while 1,000,000 updates over 10,000 objects
 // go through: another handler and the cache keep up, and the blocked

@@ -20,8 +20,8 @@ type StatsOptions struct {
 	Interval time.Duration
 	// Duration, when positive, ends the command after that long.
 	Duration time.Duration
-	// Once prints one sample per informer after the sync (and one
-	// interval, to measure rates) and exits.
+	// Once prints one sample per informer as soon as the sync is done,
+	// and exits. Its watch rates are 0: no interval has passed since.
 	Once bool
 	// Full caches whole objects (the dynamic source) instead of their
 	// metadata only.
@@ -112,7 +112,6 @@ func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 	tick := time.NewTicker(opts.Interval)
 	defer tick.Stop()
 	sampler := newStatsSampler(g)
-	syncedAll := false
 	for {
 		select {
 		case err := <-syncErr:
@@ -122,20 +121,15 @@ func runStats[T labeled](ctx context.Context, streams Streams, global *GlobalOpt
 				}
 				return err
 			}
-			syncedAll = true
 			if opts.Once {
-				// Reset the rates' start, then sample one interval later.
-				sampler.sample(time.Now())
-				tick.Reset(opts.Interval)
+				view.draw(sampler.sample(time.Now()), g.health.statusLines())
+				return nil
 			}
 		case now := <-tick.C:
-			if opts.Once && !syncedAll {
+			if opts.Once {
 				continue
 			}
 			view.draw(sampler.sample(now), g.health.statusLines())
-			if opts.Once && syncedAll {
-				return nil
-			}
 		case <-expire:
 			view.draw(sampler.sample(time.Now()), g.health.statusLines())
 			return nil

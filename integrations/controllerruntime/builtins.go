@@ -92,6 +92,17 @@ func register[T client.Object]() {
 		if err != nil {
 			return nil, err
 		}
+		cfg.prepare = clearTypeMeta
 		return newTypedEntry(cfg, src)
 	}
+}
+
+// clearTypeMeta empties obj's apiVersion and kind. controller-runtime's
+// cache keeps Go-typed objects without them (its decoder clears them), so
+// handlers, transforms and UnsafeDisableDeepCopy reads see them empty;
+// kinformer's typed source fills them in, and this takes them out again
+// before the object is cached. Reads with a deep copy set them on the copy,
+// as controller-runtime's do.
+func clearTypeMeta(obj client.Object) {
+	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 }

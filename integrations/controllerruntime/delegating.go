@@ -95,6 +95,9 @@ func (d *delegatingCache) Start(ctx context.Context) error {
 	return startAll(ctx, d.all())
 }
 
+// NeedLeaderElection returns false, as informerCache's does.
+func (d *delegatingCache) NeedLeaderElection() bool { return false }
+
 func (d *delegatingCache) WaitForCacheSync(ctx context.Context) bool {
 	for _, c := range d.all() {
 		if !c.WaitForCacheSync(ctx) {

@@ -235,7 +235,7 @@ func newConvertedEntry(cfg entryConfig, scheme *runtime.Scheme) (entry, error) {
 		if !ok {
 			return nil, fmt.Errorf("%T is not a client.Object", o)
 		}
-		co.GetObjectKind().SetGroupVersionKind(gvk)
+		clearTypeMeta(co) // as controller-runtime's decoder leaves a Go-typed object
 		return co, nil
 	}
 	return newTypedEntry[client.Object](cfg, mapSource[*unstructured.Unstructured, client.Object]{src: src, convert: convert})

@@ -71,6 +71,8 @@ type informerCache struct {
 	config        crcache.Config
 	watchErr      toolscache.WatchErrorHandlerWithContext
 	failOnMissing bool
+	// newInformer is Options.NewInformer: nil for kinformer's informers.
+	newInformer newInformerFunc
 
 	// mu guards entries, started, stopped and runCtx.
 	mu      sync.Mutex
@@ -98,6 +100,7 @@ func newInformerCache(cfg *rest.Config, opts crcache.Options, config crcache.Con
 		config:        config,
 		watchErr:      opts.DefaultWatchErrorHandler,
 		failOnMissing: opts.ReaderFailOnMissingInformer,
+		newInformer:   opts.NewInformer,
 		entries:       map[entryKey]*tracked{},
 		startedCh:     make(chan struct{}),
 	}
@@ -154,7 +157,12 @@ func (c *informerCache) lookupOrAdd(gvk schema.GroupVersionKind, obj runtime.Obj
 	if c.config.FieldSelector != nil {
 		ec.field = c.config.FieldSelector.String()
 	}
-	e, err := newEntry(ec, obj, c.scheme)
+	var e entry
+	if c.newInformer != nil {
+		e, err = newInformerEntry(ec, obj, c.scheme, c.newInformer)
+	} else {
+		e, err = newEntry(ec, obj, c.scheme)
+	}
 	if err != nil {
 		return nil, c.started, err
 	}
@@ -208,6 +216,11 @@ func (c *informerCache) Start(ctx context.Context) error {
 	c.wg.Wait()
 	return nil
 }
+
+// NeedLeaderElection returns false: like controller-runtime's cache, a cache
+// added to a manager (mgr.Add) starts on every replica, not only on the
+// elected leader, so that followers' reads are served too.
+func (c *informerCache) NeedLeaderElection() bool { return false }
 
 // WaitForCacheSync waits for Start, then for every informer to sync, and
 // reports false if ctx ends first.

@@ -208,6 +208,9 @@ func (m *multiNamespaceCache) IndexField(ctx context.Context, obj client.Object,
 
 func (m *multiNamespaceCache) Start(ctx context.Context) error { return startAll(ctx, m.caches()) }
 
+// NeedLeaderElection returns false, as informerCache's does.
+func (m *multiNamespaceCache) NeedLeaderElection() bool { return false }
+
 func (m *multiNamespaceCache) WaitForCacheSync(ctx context.Context) bool {
 	for _, c := range m.caches() {
 		if !c.WaitForCacheSync(ctx) {

@@ -27,12 +27,10 @@ import (
 // transform, deep copy, sync period). Defaults are resolved in
 // controller-runtime's order: ByObject, then DefaultNamespaces[namespace],
 // then the Default* fields. EnableWatchBookmarks settings are accepted and
-// not needed: kinformer's informers always ask for bookmarks. NewInformer is
-// not used (the informers are kinformer's); setting it is an error.
+// not needed: kinformer's informers always ask for bookmarks. NewInformer,
+// when set, makes every informer of the cache, as in controller-runtime:
+// kinformer's informers are then not used (see the package doc).
 func New(cfg *rest.Config, opts crcache.Options) (crcache.Cache, error) {
-	if opts.NewInformer != nil {
-		return nil, fmt.Errorf("controllerruntime.New: Options.NewInformer is not supported: the informers are kinformer's")
-	}
 	opts, err := defaults(cfg, opts)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,7 @@ package kube
 
 import (
 	"github.com/kinformer/kinformer/internal/clusterid"
-	"github.com/kinformer/kinformer/kube/internal/source"
+	"github.com/kinformer/kinformer/internal/listquery"
 )
 
 // newClusterIdentity reads, once per factory, the identity that names the
@@ -10,5 +10,5 @@ import (
 // client, its errors mapped as a source's are (listwatch.ErrUnavailable
 // while the server does not answer).
 func newClusterIdentity(f *Factory) *clusterid.Reader {
-	return clusterid.New(f.cfg, f.httpClient, source.MapError)
+	return clusterid.New(f.cfg, f.httpClient, listquery.MapError)
 }

@@ -1,8 +1,7 @@
 package kube
 
 import (
-	"net/http"
-
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/kube/internal/source"
 )
 
@@ -19,18 +18,8 @@ var ErrMalformed = source.ErrMalformed
 // listwatch error the reflector acts on (ErrExpired, ErrUnavailable, ...)
 // and err itself, so errors.As still finds the server's
 // *apierrors.StatusError. An error that fits none comes back unchanged;
-// nil stays nil. It is for sources written outside this package (the
-// kinformer command's Table source is one) that should fail the same way.
-func MapError(err error) error { return source.MapError(err) }
-
-// WatchResponseError is the error of a watch request the server answered
-// with a status other than 200 (body is what was read of the response):
-// the server's Status when the body holds one (protobuf or JSON), else the
-// HTTP status and the body's text, mapped as MapError maps it. With
-// streaming set (the request asked for sendInitialEvents), a server that
-// refuses the parameter gives an error wrapping
-// listwatch.ErrStreamingListUnsupported, after which the reflector lists
-// instead.
-func WatchResponseError(resp *http.Response, body []byte, streaming bool) error {
-	return source.WatchResponseError(resp, body, streaming)
-}
+// nil stays nil.
+//
+// Deprecated: it was exported for the kinformer command only, which now
+// reaches the same mapping inside the module; it goes away.
+func MapError(err error) error { return listquery.MapError(err) }

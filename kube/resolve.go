@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/kinformer/kinformer/kube/internal/source"
+	"github.com/kinformer/kinformer/internal/listquery"
 )
 
 // Resource names one resource of a cluster, and whether a namespace
@@ -50,7 +50,7 @@ func Resolve(ctx context.Context, cfg *rest.Config, name string) (Resource, erro
 	if err != nil && len(groups) == 0 {
 		// Partial discovery failures (one broken aggregated API) still leave
 		// the other groups usable; only give up when nothing came back.
-		return Resource{}, fmt.Errorf("kube: discovery: %w", source.MapError(err))
+		return Resource{}, fmt.Errorf("kube: discovery: %w", listquery.MapError(err))
 	}
 	mapper := restmapper.NewShortcutExpanderWithContext(
 		restmapper.NewDiscoveryRESTMapperWithContext(groups), dc, func(string) {})

@@ -1,7 +1,10 @@
-// Package listquery sets the query parameters of a list or watch request
-// to a kube-apiserver collection, and the client-side rate limits, for
-// every source that builds its own requests (the kube package's sources
-// and the CLI's table source).
+// Package listquery is the one list/watch HTTP layer of every source that
+// talks to a kube-apiserver collection itself (the kube package's sources
+// and its Table source, kube/table): the REST client of a collection and
+// its client-side rate limits (NewClient), the query parameters of a list
+// or watch (Set), a list sent once (List), a watch opened and its body's
+// lifecycle (Watch, Body), and the mapping of failures onto the listwatch
+// errors the reflector acts on (MapError, StatusError).
 package listquery
 
 import (

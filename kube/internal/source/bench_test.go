@@ -7,6 +7,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/kinformer/kinformer/internal/listquery"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,7 +88,7 @@ func BenchmarkWatchDecode(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(stream)))
 	for b.Loop() {
-		w := newStreamWatch(context.Background(), io.NopCloser(bytes.NewReader(stream)), c, true)
+		w := newStreamWatch(listquery.NewBody(context.Background(), io.NopCloser(bytes.NewReader(stream)), nil), c, true)
 		n := 0
 		for {
 			_, err := w.Next()

@@ -3,9 +3,9 @@ package source
 import (
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,25 +82,11 @@ func resolveBuiltin(t reflect.Type) (builtin, error) {
 		return builtin{}, fmt.Errorf("kube: %v has no Items field of []%v", b.list, b.elem)
 	}
 	b.items = itemsField.Index[0]
-	b.itemsTag = protoTag(itemsField)
+	b.itemsTag = wire.Number(itemsField)
 	if lm, ok := b.list.FieldByName("ListMeta"); ok {
-		b.listMetaTag = protoTag(lm)
+		b.listMetaTag = wire.Number(lm)
 	}
 	return b, nil
-}
-
-// protoTag returns the protobuf field number in f's struct tag
-// (`protobuf:"bytes,2,rep,name=items"` gives 2), or 0.
-func protoTag(f reflect.StructField) uint64 {
-	parts := strings.Split(f.Tag.Get("protobuf"), ",")
-	if len(parts) < 2 {
-		return 0
-	}
-	n, err := strconv.ParseUint(parts[1], 10, 32)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // clusterScoped lists the built-in kinds that are not namespaced, in every

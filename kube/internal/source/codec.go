@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/json"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/internal/wire"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -128,37 +129,38 @@ func decodeProtoList[T cache.Object](b builtin, body []byte, decode func([]byte)
 	if err != nil {
 		return page, err
 	}
-	if string(env.kind) != b.gvk.Kind+"List" {
-		return page, &listwatch.DecodeError{Got: string(env.apiVersion) + " " + string(env.kind),
+	if string(env.Kind) != b.gvk.Kind+"List" {
+		return page, &listwatch.DecodeError{Got: string(env.APIVersion) + " " + string(env.Kind),
 			Err: fmt.Errorf("want %sList", b.gvk.Kind)}
 	}
 	// First pass: count the items, to allocate the result once.
 	n := 0
-	f := protoFields{b: env.raw}
+	f := wire.Fields{B: env.Raw}
 	for {
-		num, typ, _, ok, err := f.next()
+		fld, ok, err := f.Next()
 		if err != nil {
-			return page, err
+			return page, malformed(err)
 		}
 		if !ok {
 			break
 		}
-		if num == b.itemsTag && typ == wireBytes {
+		if fld.Num == b.itemsTag && fld.Type == wire.Bytes {
 			n++
 		}
 	}
 	page.Items = make([]T, 0, n)
 	var lm metav1.ListMeta
-	f = protoFields{b: env.raw}
+	f = wire.Fields{B: env.Raw}
 	for {
-		num, typ, val, ok, _ := f.next() // the first pass proved the framing
+		fld, ok, _ := f.Next() // the first pass proved the framing
 		if !ok {
 			break
 		}
-		if typ != wireBytes {
+		if fld.Type != wire.Bytes {
 			continue
 		}
-		switch num {
+		val := fld.Bytes
+		switch fld.Num {
 		case b.itemsTag:
 			item, err := decode(val)
 			if err != nil {
@@ -228,7 +230,7 @@ func metadataBuiltin() builtin {
 		elem:        reflect.TypeFor[metav1.PartialObjectMetadata](),
 		list:        list,
 		items:       items.Index[0],
-		itemsTag:    protoTag(items),
-		listMetaTag: protoTag(lm),
+		itemsTag:    wire.Number(items),
+		listMetaTag: wire.Number(lm),
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/internal/project"
 )
 
@@ -101,7 +102,7 @@ func crdSchema(ctx context.Context, cfg *rest.Config, gvr schema.GroupVersionRes
 	case apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("kube: view of custom resource %s: %w: no CustomResourceDefinition %s (a view of a built-in type F embeds kube.ViewOf[F])", gvr.String(), ErrNoSchema, name)
 	case err != nil:
-		return nil, fmt.Errorf("kube: view of custom resource %s: reading its CustomResourceDefinition: %w", gvr.String(), mapError(err))
+		return nil, fmt.Errorf("kube: view of custom resource %s: reading its CustomResourceDefinition: %w", gvr.String(), listquery.MapError(err))
 	}
 	var doc crdDocument
 	if err := json.Unmarshal(body, &doc); err != nil {

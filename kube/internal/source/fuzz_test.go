@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -41,7 +42,7 @@ func validUTF8(ss ...string) bool {
 // decodeAll runs a watch decoder over stream until it ends, and returns the
 // events and the final error.
 func decodeAll(c *codec[*corev1.Pod], stream []byte, proto bool) ([]listwatch.Event[*corev1.Pod], error) {
-	w := newStreamWatch(context.Background(), io.NopCloser(bytes.NewReader(stream)), c, proto)
+	w := newStreamWatch(listquery.NewBody(context.Background(), io.NopCloser(bytes.NewReader(stream)), nil), c, proto)
 	defer w.Close()
 	var evs []listwatch.Event[*corev1.Pod]
 	for range 10000 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kinformer/kinformer/internal/listquery"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -233,7 +234,7 @@ func BenchmarkWatchDecodeInterned(b *testing.B) {
 			c := internedPodCodec(b, opts)
 			b.ReportAllocs()
 			for b.Loop() {
-				w := newStreamWatch(context.Background(), io.NopCloser(bytes.NewReader(stream)), c, true)
+				w := newStreamWatch(listquery.NewBody(context.Background(), io.NopCloser(bytes.NewReader(stream)), nil), c, true)
 				for {
 					if _, err := w.Next(); err == io.EOF {
 						break

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/internal/wire"
 )
 
 // Reusing cached objects on a relist. When an informer relists (its
@@ -129,34 +130,34 @@ const (
 // object's protobuf bytes (envelope removed), ok false when they cannot be
 // read.
 func objectMetaOf(raw []byte) (namespace, name, rv string, ok bool) {
-	f := protoFields{b: raw}
+	f := wire.Fields{B: raw}
 	for {
-		num, typ, val, more, err := f.next()
+		fld, more, err := f.Next()
 		if err != nil || !more {
 			return "", "", "", false
 		}
-		if num != objectMetaField || typ != wireBytes {
+		if fld.Num != objectMetaField || fld.Type != wire.Bytes {
 			continue
 		}
-		m := protoFields{b: val}
+		m := wire.Fields{B: fld.Bytes}
 		for {
-			num, typ, val, more, err := m.next()
+			mf, more, err := m.Next()
 			if err != nil {
 				return "", "", "", false
 			}
 			if !more {
 				return namespace, name, rv, name != ""
 			}
-			if typ != wireBytes {
+			if mf.Type != wire.Bytes {
 				continue
 			}
-			switch num {
+			switch mf.Num {
 			case metaNameField:
-				name = string(val)
+				name = string(mf.Bytes)
 			case metaNamespaceField:
-				namespace = string(val)
+				namespace = string(mf.Bytes)
 			case metaResourceVersion:
-				rv = string(val)
+				rv = string(mf.Bytes)
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/internal/objutil"
+	"github.com/kinformer/kinformer/internal/wire"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 	"github.com/kinformer/kinformer/shard"
@@ -91,7 +92,7 @@ func (f *shardFilter[T]) setMode(m shardMode, why string) {
 // objects in JSON, whose metadata carries shardInfo.
 func (s *Source[T]) shardList(ctx context.Context, body []byte, page listwatch.Page[T]) listwatch.Page[T] {
 	f := s.shard
-	info := listShardInfo(body, bytes.HasPrefix(body, protoMagic))
+	info := listShardInfo(body, bytes.HasPrefix(body, wire.Magic))
 	listed := len(page.Items)
 	page.Items = f.filter(page.Items)
 	switch {
@@ -193,14 +194,14 @@ func listShardInfo(body []byte, proto bool) *metav1.ShardInfo {
 		if err != nil {
 			return nil
 		}
-		f := protoFields{b: env.raw}
+		f := wire.Fields{B: env.Raw}
 		for {
-			num, typ, val, ok, err := f.next()
+			fld, ok, err := f.Next()
 			if err != nil || !ok {
 				return nil
 			}
-			if num == 1 && typ == wireBytes { // every List type's metadata
-				if lm.Unmarshal(val) != nil {
+			if fld.Num == 1 && fld.Type == wire.Bytes { // every List type's metadata
+				if lm.Unmarshal(fld.Bytes) != nil {
 					return nil
 				}
 				return lm.ShardInfo

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 	"github.com/kinformer/kinformer/shard"
@@ -312,7 +313,7 @@ func TestListShardInfoReadsOnlyTheMetadata(t *testing.T) {
 		{"JSON without", jsonBytes(t, without), false, ""},
 		{"JSON with items first", []byte(`{"kind":"PodList","items":[{"metadata":{"name":"x"}}],"metadata":{"shardInfo":{"selector":"s"}}}`), false, "s"},
 		{"not a list", []byte(`[1,2]`), false, ""},
-		{"garbage protobuf", append(append([]byte{}, protoMagic...), 0xff), true, ""},
+		{"garbage protobuf", append(append([]byte{}, wire.Magic...), 0xff), true, ""},
 	} {
 		got := ""
 		if si := listShardInfo(tc.body, tc.proto); si != nil {

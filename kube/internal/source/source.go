@@ -3,20 +3,18 @@ package source
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/internal/listquery"
+	"github.com/kinformer/kinformer/internal/wire"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 	"github.com/kinformer/kinformer/shard"
@@ -62,37 +60,9 @@ var _ listwatch.ListerWatcher[*metav1.PartialObjectMetadata] = (*Source[*metav1.
 // newSource builds the REST client for gvr; namespaced says whether
 // opts.Namespace applies. cfg is copied, not kept.
 func newSource[T cache.Object](cfg *rest.Config, gvr schema.GroupVersionResource, namespaced bool, opts Options, c *codec[T]) (*Source[T], error) {
-	if cfg == nil {
-		return nil, errors.New("kube: nil rest.Config")
-	}
-	if gvr.Resource == "" || gvr.Version == "" {
-		return nil, fmt.Errorf("kube: resource %q needs a version and a resource name", gvr.String())
-	}
-	rc := rest.CopyConfig(cfg)
-	gv := gvr.GroupVersion()
-	rc.GroupVersion = &gv
-	rc.APIPath = "/apis"
-	if gv.Group == "" {
-		rc.APIPath = "/api"
-	}
-	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
-	rc.AcceptContentTypes = c.listAccept
-	if rc.QPS == 0 && rc.Burst == 0 && rc.RateLimiter == nil {
-		rc.QPS, rc.Burst = listquery.DefaultQPS, listquery.DefaultBurst
-	}
-	if rc.UserAgent == "" {
-		rc.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	httpClient := opts.HTTPClient
-	if httpClient == nil {
-		var err error
-		if httpClient, err = rest.HTTPClientFor(rc); err != nil {
-			return nil, fmt.Errorf("kube: HTTP client for %s: %w", gvr.String(), err)
-		}
-	}
-	client, err := rest.RESTClientForConfigAndClient(rc, httpClient)
+	client, err := listquery.NewClient(cfg, gvr, c.listAccept, opts.HTTPClient)
 	if err != nil {
-		return nil, fmt.Errorf("kube: client for %s: %w", gvr.String(), err)
+		return nil, err
 	}
 	s := &Source[T]{client: client, gvr: gvr, opts: opts, codec: c}
 	if namespaced {
@@ -116,17 +86,14 @@ func (s *Source[T]) request(opts listwatch.Options, watch bool) *rest.Request {
 }
 
 // List returns one page. The items are the caller's; the source keeps none.
-// It is rate limited by the config's QPS and Burst. It does not retry:
-// rest's retries on 5xx answers carrying Retry-After would, for a too-large
-// resource version, repeat a request the apiserver holds for seconds ten
-// times over, hiding the failure from the reflector, which owns back-off.
+// It is rate limited by the config's QPS and Burst, and sent once
+// (listquery.List says why).
 func (s *Source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[T], error) {
-	res := s.request(opts, false).MaxRetries(0).Do(ctx)
-	if err := res.Error(); err != nil {
-		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), mapError(err))
+	body, err := listquery.List(ctx, s.request(opts, false))
+	if err != nil {
+		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), err)
 	}
-	body, _ := res.Raw()
-	page, err := s.codec.list(body, bytes.HasPrefix(body, protoMagic))
+	page, err := s.codec.list(body, bytes.HasPrefix(body, wire.Magic))
 	if err != nil {
 		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), err)
 	}
@@ -146,31 +113,16 @@ func (s *Source[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatc
 	if s.shard != nil && opts.SendInitialEvents {
 		s.shard.probe(ctx, s)
 	}
-	u := s.request(opts, true).URL()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	body, err := listquery.Watch(ctx, s.client, s.request(opts, true), s.codec.watchAccept, opts.SendInitialEvents)
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", s.describe(), err)
 	}
-	req.Header.Set("Accept", s.codec.watchAccept)
-	resp, err := s.client.Client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapError(err))
-	}
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		_ = resp.Body.Close()
-		err := responseError(resp, body)
-		if opts.SendInitialEvents && streamingRejected(err) {
-			return nil, fmt.Errorf("watch %s: %w: %w", s.describe(), listwatch.ErrStreamingListUnsupported, err)
-		}
-		return nil, fmt.Errorf("watch %s: %w", s.describe(), mapError(err))
-	}
-	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	media, _, _ := mime.ParseMediaType(body.Header.Get("Content-Type"))
 	proto := strings.Contains(media, "protobuf")
 	if s.shard != nil {
-		return s.shard.watch(newStreamWatch(ctx, resp.Body, s.codec, proto)), nil
+		return s.shard.watch(newStreamWatch(body, s.codec, proto)), nil
 	}
-	return newStreamWatch(ctx, resp.Body, s.codec, proto), nil
+	return newStreamWatch(body, s.codec, proto), nil
 }
 
 func (s *Source[T]) describe() string {

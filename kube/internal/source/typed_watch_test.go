@@ -210,8 +210,8 @@ func corruptPod(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range env.raw {
-		env.raw[i] = 0xff
+	for i := range env.Raw {
+		env.Raw[i] = 0xff
 	}
 	return b
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/internal/project"
+	"github.com/kinformer/kinformer/internal/wire"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -126,35 +127,35 @@ func bookmarkEnd(raw []byte, proto bool) bool {
 		}
 		return json.Unmarshal(raw, &o) == nil && o.Metadata.Annotations[initialEventsEnd] == "true"
 	}
-	f := protoFields{b: raw}
+	f := wire.Fields{B: raw}
 	for {
-		num, typ, val, ok, err := f.next()
+		fld, ok, err := f.Next()
 		if err != nil || !ok {
 			return false
 		}
-		if num != objectMetaField || typ != wireBytes {
+		if fld.Num != objectMetaField || fld.Type != wire.Bytes {
 			continue
 		}
-		m := protoFields{b: val}
+		m := wire.Fields{B: fld.Bytes}
 		for {
-			num, typ, val, ok, err := m.next()
+			mf, ok, err := m.Next()
 			if err != nil || !ok {
 				return false
 			}
-			if num != metaAnnotationsField || typ != wireBytes {
+			if mf.Num != metaAnnotationsField || mf.Type != wire.Bytes {
 				continue
 			}
 			var key, value []byte
-			e := protoFields{b: val}
+			e := wire.Fields{B: mf.Bytes}
 			for {
-				n, t, v, ok, err := e.next()
+				ef, ok, err := e.Next()
 				if err != nil || !ok {
 					break
 				}
-				if t == wireBytes && n == 1 {
-					key = v
-				} else if t == wireBytes && n == 2 {
-					value = v
+				if ef.Type == wire.Bytes && ef.Num == 1 {
+					key = ef.Bytes
+				} else if ef.Type == wire.Bytes && ef.Num == 2 {
+					value = ef.Bytes
 				}
 			}
 			if string(key) == initialEventsEnd && string(value) == "true" {

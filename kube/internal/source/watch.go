@@ -2,18 +2,16 @@ package source
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kinformer/kinformer/cache"
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -34,7 +32,7 @@ const initialEventsEnd = "k8s.io/initial-events-end"
 // decodes exactly one event in the caller's goroutine. There is no reader
 // goroutine and no channel.
 type streamWatch[T cache.Object] struct {
-	body  io.ReadCloser
+	body  *listquery.Body
 	codec *codec[T]
 	// proto selects length-delimited protobuf frames; otherwise the body
 	// is a stream of JSON objects read through dec.
@@ -46,43 +44,26 @@ type streamWatch[T cache.Object] struct {
 	r   *bufio.Reader
 	buf []byte // buffer of frames larger than r's, reused: decoded objects copy out of it
 
-	// closed is set by Close and by cancellation of the watch's context;
-	// once set, a failing read means a clean end (io.EOF).
-	closed    atomic.Bool
-	closeOnce sync.Once
-	// stopAfter unregisters the context.AfterFunc that closes the body.
-	stopAfter func() bool
-
 	// err is the terminal error Next returns from then on. Only Next
 	// touches it (Next is not safe for concurrent use).
 	err error
 }
 
-// newStreamWatch starts decoding body. It closes body when ctx is done or
-// Close is called, whichever is first.
-func newStreamWatch[T cache.Object](ctx context.Context, body io.ReadCloser, c *codec[T], proto bool) *streamWatch[T] {
+// newStreamWatch starts decoding body (which closes itself when the
+// watch's context ends).
+func newStreamWatch[T cache.Object](body *listquery.Body, c *codec[T], proto bool) *streamWatch[T] {
 	w := &streamWatch[T]{body: body, codec: c, proto: proto}
 	if proto {
 		w.r = bufio.NewReaderSize(body, watchReadBuffer)
 	} else {
 		w.dec = json.NewDecoder(body)
 	}
-	w.stopAfter = context.AfterFunc(ctx, w.shut)
 	return w
-}
-
-func (w *streamWatch[T]) shut() {
-	w.closed.Store(true)
-	w.closeOnce.Do(func() { _ = w.body.Close() })
 }
 
 // Close ends the stream and unblocks a pending Next. Safe to call more than
 // once and from any goroutine.
-func (w *streamWatch[T]) Close() error {
-	w.stopAfter()
-	w.shut()
-	return nil
-}
+func (w *streamWatch[T]) Close() error { return w.body.Close() }
 
 // Next returns the next event. A *listwatch.DecodeError (an object of
 // another kind than the source serves) skips one event and leaves the
@@ -104,18 +85,10 @@ func (w *streamWatch[T]) Next() (listwatch.Event[T], error) {
 	return ev, err
 }
 
-// readFailed turns a failed read of the body into Next's error: a clean end
-// when the stream was closed or cancelled, or ended between events.
+// readFailed turns a failed read of the body into Next's error (see
+// listquery.Body.ReadFailed).
 func (w *streamWatch[T]) readFailed(err error, atBoundary bool) error {
-	switch {
-	case w.closed.Load(), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return io.EOF
-	case errors.Is(err, io.EOF) && atBoundary:
-		return io.EOF
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w: watch stream ended inside an event: %w", ErrMalformed, io.ErrUnexpectedEOF)
-	}
-	return fmt.Errorf("reading watch stream: %w", mapError(err))
+	return w.body.ReadFailed(err, atBoundary, ErrMalformed)
 }
 
 func (w *streamWatch[T]) nextProto() (listwatch.Event[T], error) {
@@ -165,18 +138,18 @@ func decodeProtoEvent[T cache.Object](c *codec[T], frame []byte) (listwatch.Even
 		return ev, err
 	}
 	if ev.Type == listwatch.Error {
-		if string(env.kind) != "Status" {
-			return ev, fmt.Errorf("%w: ERROR event carrying %s %s instead of a Status", ErrMalformed, env.apiVersion, env.kind)
+		if string(env.Kind) != "Status" {
+			return ev, fmt.Errorf("%w: ERROR event carrying %s %s instead of a Status", ErrMalformed, env.APIVersion, env.Kind)
 		}
 		var st metav1.Status
-		if err := st.Unmarshal(env.raw); err != nil {
+		if err := st.Unmarshal(env.Raw); err != nil {
 			return ev, fmt.Errorf("%w: Status: %w", ErrMalformed, err)
 		}
-		ev.Err = statusError(&st)
+		ev.Err = listquery.StatusError(&st)
 		return ev, nil
 	}
-	if string(env.apiVersion) != c.apiVersion || (c.kind != "" && string(env.kind) != c.kind) {
-		return ev, &listwatch.DecodeError{Type: ev.Type, Got: string(env.apiVersion) + " " + string(env.kind),
+	if string(env.APIVersion) != c.apiVersion || (c.kind != "" && string(env.Kind) != c.kind) {
+		return ev, &listwatch.DecodeError{Type: ev.Type, Got: string(env.APIVersion) + " " + string(env.Kind),
 			Err: fmt.Errorf("want %s %s", c.apiVersion, c.kind)}
 	}
 	if c.protoObject == nil {
@@ -186,13 +159,13 @@ func decodeProtoEvent[T cache.Object](c *codec[T], frame []byte) (listwatch.Even
 	if c.protoChanged != nil && ev.Type != listwatch.Added {
 		decode = c.protoChanged
 	}
-	obj, err := decode(env.raw)
+	obj, err := decode(env.Raw)
 	if err != nil {
 		return ev, err
 	}
 	ev = finishEvent(ev, obj)
 	if ev.Type == listwatch.Bookmark && c.bookmarkEnd != nil {
-		ev.InitialEventsEnd = c.bookmarkEnd(env.raw, true)
+		ev.InitialEventsEnd = c.bookmarkEnd(env.Raw, true)
 	}
 	return ev, nil
 }
@@ -230,9 +203,9 @@ func decodeJSONEvent[T cache.Object](c *codec[T], je *jsonEvent) (listwatch.Even
 	if ev.Type == listwatch.Error {
 		var st metav1.Status
 		if err := json.Unmarshal(je.Object, &st); err != nil || st.Kind != "Status" {
-			return ev, fmt.Errorf("%w: ERROR event without a Status: %s", ErrMalformed, truncate(je.Object))
+			return ev, fmt.Errorf("%w: ERROR event without a Status: %s", ErrMalformed, listquery.Truncate(je.Object))
 		}
-		ev.Err = statusError(&st)
+		ev.Err = listquery.StatusError(&st)
 		return ev, nil
 	}
 	obj, err := c.jsonObject(je.Object)
@@ -277,14 +250,5 @@ func eventType(s string) (listwatch.EventType, error) {
 	case string(listwatch.Error):
 		return listwatch.Error, nil
 	}
-	return "", fmt.Errorf("%w: unknown watch event type %q", ErrMalformed, truncate([]byte(s)))
-}
-
-// truncate shortens b for an error message.
-func truncate(b []byte) string {
-	const max = 200
-	if len(b) > max {
-		return string(b[:max]) + "..."
-	}
-	return string(b)
+	return "", fmt.Errorf("%w: unknown watch event type %q", ErrMalformed, listquery.Truncate([]byte(s)))
 }

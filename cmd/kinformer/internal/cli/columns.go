@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kinformer/kinformer/kube/table"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
@@ -37,7 +38,7 @@ type viewOptions struct {
 }
 
 func newTableView(t target, cols []metav1.TableColumnDefinition, opts viewOptions) tableView {
-	v := tableView{columns: cols, nameCol: nameColumn(cols), event: opts.event,
+	v := tableView{columns: cols, nameCol: table.NameColumn(cols), event: opts.event,
 		namespace: t.res.Namespaced && t.namespace == ""}
 	for i, c := range cols {
 		if c.Priority == 0 || opts.wide {
@@ -75,12 +76,12 @@ func (v tableView) row(event string, r *tableRow) []string {
 		out = append(out, event)
 	}
 	if v.namespace {
-		out = append(out, orNone(r.namespace))
+		out = append(out, orNone(r.Namespace))
 	}
 	for _, i := range v.visible {
 		var cell any
-		if i < len(r.cells) {
-			cell = r.cells[i]
+		if i < len(r.Cells) {
+			cell = r.Cells[i]
 		}
 		text := cellText(cell)
 		if i == v.nameCol && v.kind != "" {

@@ -22,8 +22,8 @@ var podColumns = []metav1.TableColumnDefinition{
 }
 
 func podRow(ns, name string) *tableRow {
-	return &tableRow{namespace: ns, name: name,
-		cells: []any{name, "0/1", "Pending", "0", "5m", "<none>", "<none>", "<none>", "<none>"}}
+	return &tableRow{Namespace: ns, Name: name,
+		Cells: []any{name, "0/1", "Pending", "0", "5m", "<none>", "<none>", "<none>", "<none>"}}
 }
 
 func TestTableViewShowsTheServersColumnsInOrder(t *testing.T) {
@@ -58,7 +58,7 @@ func TestTableViewToleratesShortRowsAndClusterScope(t *testing.T) {
 	ns := podTarget("")
 	ns.res.Namespaced = false // a cluster-scoped resource read "everywhere" has no NAMESPACE column
 	v := newTableView(ns, podColumns, viewOptions{})
-	row := v.row("", &tableRow{name: "x", cells: []any{"x", "1/1"}})
+	row := v.row("", &tableRow{Name: "x", Cells: []any{"x", "1/1"}})
 	if got := strings.Join(row, "|"); got != "x|1/1|||" {
 		t.Errorf("short row %q", got)
 	}

@@ -71,7 +71,7 @@ func FuzzSortBy(f *testing.F) {
 		rows := make([]*tableRow, len(objs))
 		for i, o := range objs {
 			metas[i] = &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: o.GetNamespace(), Name: o.GetName(), Labels: map[string]string{"app": "x"}}}
-			rows[i] = &tableRow{namespace: o.GetNamespace(), name: o.GetName(), object: o.Object}
+			rows[i] = &tableRow{Namespace: o.GetNamespace(), Name: o.GetName(), Object: o.Object}
 		}
 		sortMetadata(metas, path)
 		sortRows(rows, path)

@@ -150,7 +150,7 @@ func sortMetadata(objs []*metav1.PartialObjectMetadata, path []string) {
 // or object the rows were fetched with (see includeObject).
 func sortRows(rows []*tableRow, path []string) {
 	sortBy(rows, path, func(r *tableRow) (any, bool) {
-		return fieldAt(r.object, path)
+		return fieldAt(r.Object, path)
 	})
 }
 

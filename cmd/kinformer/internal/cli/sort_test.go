@@ -121,7 +121,7 @@ func TestSortMetadataAndRowsAgreeWithFullObjects(t *testing.T) {
 		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: u.GetName(),
 			ResourceVersion: rvs[i], CreationTimestamp: u.GetCreationTimestamp(), Labels: u.GetLabels()}}
 		meta = append(meta, m)
-		rows = append(rows, &tableRow{namespace: "ns", name: u.GetName(), object: map[string]any{"metadata": u.Object["metadata"]}})
+		rows = append(rows, &tableRow{Namespace: "ns", Name: u.GetName(), Object: map[string]any{"metadata": u.Object["metadata"]}})
 	}
 	for _, path := range [][]string{{"metadata", "resourceVersion"}, {"metadata", "creationTimestamp"}, {"metadata", "labels", "rank"}, {"metadata", "name"}} {
 		f := slices.Clone(full)
@@ -132,7 +132,7 @@ func TestSortMetadataAndRowsAgreeWithFullObjects(t *testing.T) {
 		sortRows(r, path)
 		for i := range f {
 			if f[i].GetName() != m[i].GetName() || f[i].GetName() != r[i].GetName() {
-				t.Errorf("--sort-by %v: objects %v, metadata %s..., rows %s...", path, names(f), m[0].Name, r[0].name)
+				t.Errorf("--sort-by %v: objects %v, metadata %s..., rows %s...", path, names(f), m[0].Name, r[0].Name)
 				break
 			}
 		}

@@ -63,11 +63,14 @@ func equalInts(a, b []int) bool {
 
 func tableSourcesWith(t target, cols []metav1.TableColumnDefinition) *tableSources {
 	ts := newTableSources(includeMetadata, false)
-	s := &tableSource{gvr: t.res.GVR}
-	s.columns.Store(&cols)
-	ts.byResource[t.res.GVR] = s
+	ts.byResource[t.res.GVR] = fixedColumns(cols)
 	return ts
 }
+
+// fixedColumns are the columns of a source that never asked the server.
+type fixedColumns []metav1.TableColumnDefinition
+
+func (c fixedColumns) Columns() []metav1.TableColumnDefinition { return c }
 
 func TestWatchTableRowsLineUpWithTheHeader(t *testing.T) {
 	var out bytes.Buffer
@@ -114,9 +117,7 @@ func TestWatchTablesOfSeveralKindsAndWatchOnly(t *testing.T) {
 	pt, dt := podTarget("web"), deployTarget("web", 1)
 	ts := tableSourcesWith(pt, podColumns)
 	deployCols := []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name"}, {Name: "Ready", Type: "string"}, {Name: "Age", Type: "string"}}
-	s := &tableSource{gvr: dt.res.GVR}
-	s.columns.Store(&deployCols)
-	ts.byResource[dt.res.GVR] = s
+	ts.byResource[dt.res.GVR] = fixedColumns(deployCols)
 	p := &eventPrinter[*tableRow]{w: &out, watchOnly: true, format: newTableFormat(ts, []target{pt, dt}, false)}
 	hp, hd := p.handlerFor(pt), p.handlerFor(dt)
 	hp.OnAdd(podRow("web", "an-old-pod-with-a-long-name"), true)
@@ -125,7 +126,7 @@ func TestWatchTablesOfSeveralKindsAndWatchOnly(t *testing.T) {
 		t.Fatalf("--watch-only printed the initial objects: %q", out.String())
 	}
 	hp.OnAdd(podRow("web", "p"), false)
-	hd.OnAdd(&tableRow{namespace: "web", name: "d", cells: []any{"d", "1/1", "1m"}}, false)
+	hd.OnAdd(&tableRow{Namespace: "web", Name: "d", Cells: []any{"d", "1/1", "1m"}}, false)
 	hp.OnDelete(podRow("web", "p"), false)
 	checkAligned(t, out.String(), "EVENT")
 	got := out.String()

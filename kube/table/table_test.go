@@ -1,4 +1,4 @@
-package cli
+package table
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ func partial(ns, name, rv string) string {
 }
 
 func TestDecodeTableKeysRowsByMetadataOrByNameCell(t *testing.T) {
-	s := &tableSource{gvr: configmaps, namespace: "web"}
+	s := &Source{gvr: configmaps, namespace: "web"}
 	got, err := s.decodeBody([]byte(tableJSON("42", true, [2]string{"a", partial("other", "a", "7")}, [2]string{"b", "null"})))
 	if err != nil {
 		t.Fatal(err)
@@ -56,39 +56,39 @@ func TestDecodeTableKeysRowsByMetadataOrByNameCell(t *testing.T) {
 		t.Fatalf("decoded %+v", got)
 	}
 	a, b := got.rows[0], got.rows[1]
-	if a.namespace != "other" || a.name != "a" || a.resourceVersion != "7" || a.object != nil {
+	if a.Namespace != "other" || a.Name != "a" || a.ResourceVersion != "7" || a.Object != nil {
 		t.Errorf("row with metadata: %+v", a)
 	}
-	if b.namespace != "web" || b.name != "b" || b.resourceVersion != "" {
+	if b.Namespace != "web" || b.Name != "b" || b.ResourceVersion != "" {
 		t.Errorf("row without an object is keyed by its name cell and the source's namespace: %+v", b)
 	}
-	if n, ok := a.cells[1].(json.Number); !ok || n != "2" {
-		t.Errorf("numeric cell %#v, want json.Number 2", a.cells[1])
+	if n, ok := a.Cells[1].(json.Number); !ok || n != "2" {
+		t.Errorf("numeric cell %#v, want json.Number 2", a.Cells[1])
 	}
-	cols := *s.columns.Load()
+	cols := s.Columns()
 	if len(cols) != 3 || cols[0].Format != "name" || cols[1].Description != "" {
 		t.Errorf("columns %+v (descriptions dropped)", cols)
 	}
 	// A watch event's table has no columns: the last ones stay.
-	if _, err := s.decodeBody([]byte(tableJSON("43", false, [2]string{"c", "null"}))); err != nil || len(*s.columns.Load()) != 3 {
+	if _, err := s.decodeBody([]byte(tableJSON("43", false, [2]string{"c", "null"}))); err != nil || len(s.Columns()) != 3 {
 		t.Errorf("columns lost by a table without any: %v", err)
 	}
 }
 
 func TestDecodeTableKeepsObjectsForSortingWithoutManagedFields(t *testing.T) {
-	s := &tableSource{gvr: configmaps, keepObject: true}
+	s := &Source{gvr: configmaps, keepObject: true}
 	got, err := s.decodeBody([]byte(tableJSON("1", true, [2]string{"a", partial("web", "a", "7")})))
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, _ := got.rows[0].object["metadata"].(map[string]any)
+	md, _ := got.rows[0].Object["metadata"].(map[string]any)
 	if md["resourceVersion"] != "7" || md["managedFields"] != nil {
 		t.Errorf("kept metadata %v", md)
 	}
 }
 
 func TestDecodeTableFallsBackToPlainObjects(t *testing.T) {
-	s := &tableSource{gvr: configmaps}
+	s := &Source{gvr: configmaps}
 	body := `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"next"},
 		"items":[{"metadata":{"name":"a","namespace":"web","resourceVersion":"3","creationTimestamp":"2020-01-01T00:00:00Z"}}]}`
 	got, err := s.decodeBody([]byte(body))
@@ -99,10 +99,10 @@ func TestDecodeTableFallsBackToPlainObjects(t *testing.T) {
 		t.Fatalf("decoded %+v", got)
 	}
 	r := got.rows[0]
-	if r.name != "a" || r.namespace != "web" || r.resourceVersion != "3" || r.cells[0] != "a" || !strings.Contains(r.cells[1].(string), "y") {
+	if r.Name != "a" || r.Namespace != "web" || r.ResourceVersion != "3" || r.Cells[0] != "a" || !strings.Contains(r.Cells[1].(string), "y") {
 		t.Errorf("row %+v, want name a and an age in years", r)
 	}
-	if cols := *s.columns.Load(); len(cols) != 2 || cols[0].Name != "Name" || cols[1].Name != "Age" {
+	if cols := s.Columns(); len(cols) != 2 || cols[0].Name != "Name" || cols[1].Name != "Age" {
 		t.Errorf("columns %+v, want kubectl's NAME and AGE", cols)
 	}
 	if _, err := s.decodeBody([]byte("{not json")); !errors.Is(err, kube.ErrMalformed) {
@@ -160,7 +160,7 @@ func TestTableSourceListsAndWatchesOverHTTP(t *testing.T) {
 			io.WriteString(w, e+"\n")
 		}
 	})
-	src, err := newTableSource(cfg, configmaps, kube.SourceOptions{Selection: kube.Selection{Namespace: "web", LabelSelector: "app=x"}}, includeMetadata, false)
+	src, err := New(cfg, Options{Source: kube.SourceOptions{Resource: kube.Resource{GVR: configmaps}, Selection: kube.Selection{Namespace: "web", LabelSelector: "app=x"}}, Include: IncludeMetadata})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestTableSourceListsAndWatchesOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Items) != 1 || page.Items[0].name != "a" || page.ResourceVersion != "10" {
+	if len(page.Items) != 1 || page.Items[0].Name != "a" || page.ResourceVersion != "10" {
 		t.Errorf("page %+v", page)
 	}
 	if q := query(0); !strings.Contains(q, "includeObject=Metadata") || !strings.Contains(q, "limit=500") || !strings.Contains(q, "labelSelector=app%3Dx") {
@@ -218,7 +218,7 @@ func TestTableSourceMapsServerErrors(t *testing.T) {
 		fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":%q,"code":%d,"message":"nope"}`,
 			map[int]string{http.StatusGone: "Expired", http.StatusForbidden: "Forbidden"}[code], code)
 	})
-	src, err := newTableSource(cfg, configmaps, kube.SourceOptions{}, includeNone, false)
+	src, err := New(cfg, Options{Source: kube.SourceOptions{Resource: kube.Resource{GVR: configmaps}}, Include: IncludeNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestTableSourceMapsServerErrors(t *testing.T) {
 		t.Errorf("watch answered 410: %v, want ErrExpired", err)
 	}
 	code = http.StatusForbidden
-	if _, err := src.Watch(t.Context(), listwatch.Options{}); !apierrors.IsForbidden(err) || !fatalBeforeSync(err) {
+	if _, err := src.Watch(t.Context(), listwatch.Options{}); !apierrors.IsForbidden(err) {
 		t.Errorf("watch answered 403: %v, want the server's Forbidden status", err)
 	}
 }
@@ -261,12 +261,12 @@ func podTableJSON(n int) []byte {
 }
 
 func TestDecodeBodyOfManyRows(t *testing.T) {
-	s := &tableSource{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}
+	s := &Source{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}
 	got, err := s.decodeBody(podTableJSON(50))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.rows) != 50 || got.rows[7].name != "app-000007" || got.rows[7].namespace != "ns-7" || got.rows[7].resourceVersion != "1007" || len(got.rows[7].cells) != 9 {
+	if len(got.rows) != 50 || got.rows[7].Name != "app-000007" || got.rows[7].Namespace != "ns-7" || got.rows[7].ResourceVersion != "1007" || len(got.rows[7].Cells) != 9 {
 		t.Errorf("rows: %d, row 7 %+v", len(got.rows), got.rows[7])
 	}
 }
@@ -277,7 +277,7 @@ func TestDecodeBodyOfManyRows(t *testing.T) {
 func BenchmarkDecodeTable(b *testing.B) {
 	body := podTableJSON(500)
 	b.Run("one-pass", func(b *testing.B) {
-		s := &tableSource{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}
+		s := &Source{gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
 			if _, err := s.decodeBody(body); err != nil {
@@ -302,9 +302,9 @@ func BenchmarkDecodeTable(b *testing.B) {
 	})
 }
 
-// TestShardedTableSourceSendsTheSelectorAndFilters: with --shard the table
-// source asks the server for the shard, and drops the rows outside it when
-// the server sends them anyway (a server without ShardedListAndWatch).
+// TestShardedTableSourceSendsTheSelectorAndFilters: with a shard the table
+// source asks the server for it, and shard.Filter drops the rows outside it
+// when the server sends them anyway (a server without ShardedListAndWatch).
 func TestShardedTableSourceSendsTheSelectorAndFilters(t *testing.T) {
 	set, err := shard.ParseSet("uid:0/2")
 	if err != nil {
@@ -329,12 +329,13 @@ func TestShardedTableSourceSendsTheSelectorAndFilters(t *testing.T) {
 		}
 		io.WriteString(w, tableJSON("10", true, rows...))
 	})
-	ts := newTableSources(tableInclude(nil, nil, false, true))
-	src, err := ts.newSource(t.Context(), cfg, kube.SourceOptions{Resource: kube.Resource{GVR: configmaps, Namespaced: true},
-		Selection: kube.Selection{Namespace: "web", Shard: set}})
+	opts := kube.SourceOptions{Resource: kube.Resource{GVR: configmaps, Namespaced: true},
+		Selection: kube.Selection{Namespace: "web", Shard: set}}
+	s, err := New(cfg, Options{Source: opts, Include: IncludeMetadata})
 	if err != nil {
 		t.Fatal(err)
 	}
+	src := shard.Filter[*Row](s, set)
 	page, err := src.List(t.Context(), listwatch.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -363,7 +364,7 @@ func TestDecodeTableReadsNullOrAbsentItemsAsEmpty(t *testing.T) {
 		`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"}}`,
 	} {
 		for _, keep := range []bool{false, true} {
-			s := &tableSource{gvr: configmaps, keepObject: keep}
+			s := &Source{gvr: configmaps, keepObject: keep}
 			got, err := s.decodeBody([]byte(body))
 			if err != nil || got.resourceVersion != "5" || len(got.rows) != 0 {
 				t.Errorf("%s (keep %v): %d rows, version %q, %v; want no rows at version 5", body, keep, len(got.rows), got.resourceVersion, err)

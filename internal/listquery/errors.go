@@ -1,4 +1,4 @@
-package source
+package listquery
 
 import (
 	"bytes"
@@ -16,18 +16,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
-// ErrMalformed is wrapped by the error of a response that does not decode
-// (kube.ErrMalformed is this error).
-var ErrMalformed = errors.New("malformed response")
-
-// mapError maps a failure of a request onto the listwatch errors. The result
-// wraps both the listwatch error (errors.Is) and the original error
-// (errors.As finds an *apierrors.StatusError with its code and message). An
-// error that fits no listwatch error is returned unchanged. nil stays nil.
-func mapError(err error) error {
+// MapError maps the failure of a request to a kube-apiserver onto the
+// listwatch errors the reflector acts on. The result wraps both the
+// listwatch error (errors.Is) and the original error (errors.As finds an
+// *apierrors.StatusError with its code and message). An error that fits no
+// listwatch error is returned unchanged. nil stays nil.
+func MapError(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -86,13 +84,13 @@ func isTooLargeResourceVersion(s metav1.Status) bool {
 	return s.Reason == metav1.StatusReasonTimeout && containsFold(s.Message, "too large resource version")
 }
 
-// statusError turns a Status the server sent (a failed response or a watch
+// StatusError turns a Status the server sent (a failed response or a watch
 // ERROR event) into a mapped error.
-func statusError(s *metav1.Status) error {
+func StatusError(s *metav1.Status) error {
 	if s.Status == "" {
 		s.Status = metav1.StatusFailure
 	}
-	return mapError(&apierrors.StatusError{ErrStatus: *s})
+	return MapError(&apierrors.StatusError{ErrStatus: *s})
 }
 
 // streamingRejected reports whether err is a server's refusal of
@@ -122,17 +120,20 @@ func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
-// MapError is mapError, for the kube package (see kube.MapError).
-func MapError(err error) error { return mapError(err) }
-
-// WatchResponseError is the error of a watch request the server answered
-// with a status other than 200 (see kube.WatchResponseError).
-func WatchResponseError(resp *http.Response, body []byte, streaming bool) error {
+// watchResponseError is the error of a watch request the server answered
+// with a status other than 200 (body is what was read of the response):
+// the server's Status when the body holds one (protobuf or JSON), else the
+// HTTP status and the body's text, mapped as MapError maps it. With
+// streaming set (the request asked for sendInitialEvents), a server that
+// refuses the parameter gives an error wrapping
+// listwatch.ErrStreamingListUnsupported, after which the reflector lists
+// instead.
+func watchResponseError(resp *http.Response, body []byte, streaming bool) error {
 	err := responseError(resp, body)
 	if streaming && streamingRejected(err) {
 		return fmt.Errorf("%w: %w", listwatch.ErrStreamingListUnsupported, err)
 	}
-	return mapError(err)
+	return MapError(err)
 }
 
 // responseError builds the error of a failed response: the server's Status
@@ -149,7 +150,7 @@ func responseError(resp *http.Response, body []byte) error {
 		return &apierrors.StatusError{ErrStatus: *st}
 	}
 	retryAfter, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-	msg := strings.TrimSpace(truncate(body))
+	msg := strings.TrimSpace(Truncate(body))
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
@@ -159,9 +160,9 @@ func responseError(resp *http.Response, body []byte) error {
 // decodeStatus decodes a metav1.Status from a response body.
 func decodeStatus(body []byte) (*metav1.Status, bool) {
 	st := &metav1.Status{}
-	if bytes.HasPrefix(body, protoMagic) {
-		env, err := parseEnvelope(body)
-		if err != nil || string(env.kind) != "Status" || st.Unmarshal(env.raw) != nil {
+	if bytes.HasPrefix(body, wire.Magic) {
+		env, err := wire.ParseEnvelope(body)
+		if err != nil || string(env.Kind) != "Status" || st.Unmarshal(env.Raw) != nil {
 			return nil, false
 		}
 		return st, true
@@ -170,4 +171,13 @@ func decodeStatus(body []byte) (*metav1.Status, bool) {
 		return nil, false
 	}
 	return st, true
+}
+
+// Truncate shortens b for an error message.
+func Truncate(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return string(b[:max]) + "..."
+	}
+	return string(b)
 }

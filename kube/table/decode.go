@@ -1,4 +1,4 @@
-package cli
+package table
 
 import (
 	"bytes"
@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
@@ -26,7 +28,7 @@ import (
 
 // decodedTable is one Table response, decoded.
 type decodedTable struct {
-	rows             []*tableRow
+	rows             []*Row
 	resourceVersion  string
 	cont             string
 	remaining        *int64
@@ -49,7 +51,7 @@ type wireMeta struct {
 }
 
 // rowObject is what a row's object decodes into: rowMeta, or rawObject
-// when the source keeps objects for --sort-by.
+// when the source keeps objects (Options.KeepObject).
 type rowObject interface {
 	rowMeta | rawObject
 }
@@ -59,7 +61,7 @@ type rowMeta struct {
 	Metadata wireMeta `json:"metadata"`
 }
 
-// rawObject is a row's object as sent, decoded later for --sort-by.
+// rawObject is a row's object as sent, decoded later into Row.Object.
 type rawObject json.RawMessage
 
 func (r *rawObject) UnmarshalJSON(b []byte) error {
@@ -81,14 +83,14 @@ type wireTable[R rowObject] struct {
 }
 
 // decodeBody decodes a list response.
-func (s *tableSource) decodeBody(body []byte) (decodedTable, error) {
+func (s *Source) decodeBody(body []byte) (decodedTable, error) {
 	if s.keepObject {
 		return decodeTableBody[rawObject](s, body)
 	}
 	return decodeTableBody[rowMeta](s, body)
 }
 
-func decodeTableBody[R rowObject](s *tableSource, body []byte) (decodedTable, error) {
+func decodeTableBody[R rowObject](s *Source, body []byte) (decodedTable, error) {
 	var wt wireTable[R]
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber() // numeric cells print as the server wrote them
@@ -103,14 +105,14 @@ func decodeTableBody[R rowObject](s *tableSource, body []byte) (decodedTable, er
 // decoded straight into the struct the type calls for. An object that does
 // not fit (an event of another kind) is a *listwatch.DecodeError and the
 // stream goes on; any other error ends it.
-func (s *tableSource) decodeEvent(dec *json.Decoder) (listwatch.EventType, decodedTable, *metav1.Status, error) {
+func (s *Source) decodeEvent(dec *json.Decoder) (listwatch.EventType, decodedTable, *metav1.Status, error) {
 	if s.keepObject {
 		return decodeEventAs[rawObject](s, dec)
 	}
 	return decodeEventAs[rowMeta](s, dec)
 }
 
-func decodeEventAs[R rowObject](s *tableSource, dec *json.Decoder) (typ listwatch.EventType, out decodedTable, status *metav1.Status, err error) {
+func decodeEventAs[R rowObject](s *Source, dec *json.Decoder) (typ listwatch.EventType, out decodedTable, status *metav1.Status, err error) {
 	if err := expectDelim(dec, '{'); err != nil {
 		return "", out, nil, err
 	}
@@ -225,7 +227,7 @@ func (r errorReader) Read(p []byte) (int, error) {
 // tableRows turns a decoded Table into rows, and records its column
 // definitions when it has any (a watch sends them with its first event
 // only).
-func tableRows[R rowObject](s *tableSource, wt *wireTable[R]) (decodedTable, error) {
+func tableRows[R rowObject](s *Source, wt *wireTable[R]) (decodedTable, error) {
 	if len(wt.ColumnDefinitions) > 0 {
 		cols := wt.ColumnDefinitions
 		for i := range cols {
@@ -235,13 +237,13 @@ func tableRows[R rowObject](s *tableSource, wt *wireTable[R]) (decodedTable, err
 	}
 	nameCol := -1
 	if c := s.columns.Load(); c != nil {
-		nameCol = nameColumn(*c)
+		nameCol = NameColumn(*c)
 	}
 	out := decodedTable{resourceVersion: wt.Metadata.ResourceVersion, cont: wt.Metadata.Continue,
-		remaining: wt.Metadata.RemainingItemCount, rows: make([]*tableRow, 0, len(wt.Rows))}
+		remaining: wt.Metadata.RemainingItemCount, rows: make([]*Row, 0, len(wt.Rows))}
 	for i := range wt.Rows {
 		wr := &wt.Rows[i]
-		row := &tableRow{namespace: s.namespace, cells: wr.Cells}
+		row := &Row{Namespace: s.namespace, Cells: wr.Cells}
 		var md wireMeta
 		switch o := any(wr.Object).(type) {
 		case rowMeta:
@@ -257,21 +259,21 @@ func tableRows[R rowObject](s *tableSource, wt *wireTable[R]) (decodedTable, err
 				if err != nil {
 					return decodedTable{}, err
 				}
-				row.object = obj
+				row.Object = obj
 			}
 		}
 		if md.Annotations.InitialEventsEnd == "true" {
 			out.initialEventsEnd = true
 		}
 		if md.Name != "" {
-			row.namespace, row.name, row.resourceVersion, row.uid = md.Namespace, md.Name, md.ResourceVersion, md.UID
+			row.Namespace, row.Name, row.ResourceVersion, row.UID = md.Namespace, md.Name, md.ResourceVersion, md.UID
 		}
-		if nameCol >= 0 && nameCol < len(row.cells) {
-			if n, ok := row.cells[nameCol].(string); ok {
-				if row.name == "" {
-					row.name = n
-				} else if n == row.name {
-					row.cells[nameCol] = row.name // one copy of the string
+		if nameCol >= 0 && nameCol < len(row.Cells) {
+			if n, ok := row.Cells[nameCol].(string); ok {
+				if row.Name == "" {
+					row.Name = n
+				} else if n == row.Name {
+					row.Cells[nameCol] = row.Name // one copy of the string
 				}
 			}
 		}
@@ -280,7 +282,7 @@ func tableRows[R rowObject](s *tableSource, wt *wireTable[R]) (decodedTable, err
 	return out, nil
 }
 
-// decodeObject decodes a row's object (JSON) for --sort-by, without its
+// decodeObject decodes a row's object (JSON) into Row.Object, without its
 // managedFields.
 func decodeObject(raw []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -304,7 +306,7 @@ var defaultColumns = []metav1.TableColumnDefinition{
 
 // decodePlain makes rows of kubectl's default columns (NAME, AGE) from a
 // plain JSON list or object.
-func (s *tableSource) decodePlain(body []byte) (decodedTable, error) {
+func (s *Source) decodePlain(body []byte) (decodedTable, error) {
 	var list struct {
 		Kind     string   `json:"kind"`
 		Metadata wireMeta `json:"metadata"`
@@ -338,7 +340,7 @@ func (s *tableSource) decodePlain(body []byte) (decodedTable, error) {
 			if err != nil {
 				return decodedTable{}, err
 			}
-			row.object = obj
+			row.Object = obj
 		}
 		out.rows = append(out.rows, row)
 	}
@@ -348,23 +350,31 @@ func (s *tableSource) decodePlain(body []byte) (decodedTable, error) {
 }
 
 // plainObjectRow makes the row of a plain object from its metadata:
-// kubectl's default columns, NAME and AGE. Its object is not kept (a
-// watch's plain objects cannot be sorted).
-func plainObjectRow(s *tableSource, md wireMeta) (decodedTable, error) {
+// kubectl's default columns, NAME and AGE. Its object is not kept.
+func plainObjectRow(s *Source, md wireMeta) (decodedTable, error) {
 	cols := defaultColumns
 	s.columns.CompareAndSwap(nil, &cols) // a Table's columns, if any came, stay
-	row := &tableRow{namespace: md.Namespace, name: md.Name, resourceVersion: md.ResourceVersion, uid: md.UID,
-		cells: []any{md.Name, ageSince(md.CreationTimestamp)}}
-	return decodedTable{rows: []*tableRow{row}, resourceVersion: md.ResourceVersion,
+	row := &Row{Namespace: md.Namespace, Name: md.Name, ResourceVersion: md.ResourceVersion, UID: md.UID,
+		Cells: []any{md.Name, age(md.CreationTimestamp)}}
+	return decodedTable{rows: []*Row{row}, resourceVersion: md.ResourceVersion,
 		initialEventsEnd: md.Annotations.InitialEventsEnd == "true"}, nil
 }
 
-// nameColumn is the index of the column holding the object's name, or -1.
-func nameColumn(cols []metav1.TableColumnDefinition) int {
+// NameColumn is the index of the column of cols that holds the object's
+// name (the one kubectl keys rows by), or -1.
+func NameColumn(cols []metav1.TableColumnDefinition) int {
 	for i, c := range cols {
 		if c.Format == "name" && c.Type == "string" {
 			return i
 		}
 	}
 	return -1
+}
+
+// age is kubectl's AGE cell: how long ago ts was, "<unknown>" for none.
+func age(ts metav1.Time) string {
+	if ts.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(time.Since(ts.Time))
 }

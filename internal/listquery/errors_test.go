@@ -1,4 +1,4 @@
-package source
+package listquery
 
 import (
 	"context"
@@ -59,7 +59,7 @@ func TestMapErrorTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := mapError(tt.err)
+			got := MapError(tt.err)
 			for _, sentinel := range []error{listwatch.ErrExpired, listwatch.ErrTooLargeResourceVersion, listwatch.ErrUnavailable} {
 				if is := errors.Is(got, sentinel); is != (sentinel == tt.want) {
 					t.Errorf("errors.Is(%v, %v) = %v", got, sentinel, is)
@@ -77,14 +77,14 @@ func TestMapErrorTable(t *testing.T) {
 			}
 		})
 	}
-	if mapError(nil) != nil {
-		t.Error("mapError(nil) != nil")
+	if MapError(nil) != nil {
+		t.Error("MapError(nil) != nil")
 	}
 }
 
 func TestMapErrorDoesNotWrapTwice(t *testing.T) {
-	once := mapError(apierrors.NewResourceExpired("old"))
-	twice := mapError(once)
+	once := MapError(apierrors.NewResourceExpired("old"))
+	twice := MapError(once)
 	if twice != once {
 		t.Fatalf("mapping twice changed the error: %v", twice)
 	}
@@ -125,7 +125,7 @@ func TestWatchResponseErrorKeepsTheServersStatus(t *testing.T) {
 		{"the same refusal of a plain watch", 422, rejected, false, nil, 422},
 		{"no Status in the body", 503, []byte("upstream connect error"), false, listwatch.ErrUnavailable, 503},
 	} {
-		err := WatchResponseError(resp(tc.code), tc.body, tc.streaming)
+		err := watchResponseError(resp(tc.code), tc.body, tc.streaming)
 		if tc.want != nil && !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want it to wrap %v", tc.name, err, tc.want)
 		}

@@ -23,6 +23,9 @@ type GetOptions struct {
 	Output string
 	// SortBy is --sort-by, a field path such as .metadata.name.
 	SortBy string
+	// ChunkSize is --chunk-size: -o json and -o yaml list in pages of this
+	// many objects (0: one response), as kubectl does.
+	ChunkSize int64
 }
 
 // errNoResource is what a command without a resource says, with a hint,
@@ -93,6 +96,9 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 	// Named objects print in the order given, unless --sort-by says
 	// otherwise; the others by namespace and name (or --sort-by).
 	sorted := len(names) == 0 || len(path) > 0
+	if streamable(opts.Output, path, names, sess) {
+		return streamDocument(ctx, g, opts.Output, opts.ChunkSize) // document.go
+	}
 	switch sourceFor(opts.Output, path) {
 	case fromMetadata:
 		per, missing, err := readObjects(ctx, g, kube.Source[*metav1.PartialObjectMetadata])
@@ -241,30 +247,6 @@ func printTables(g getter, per [][]*tableRow, ts *tableSources, wide bool) error
 		}
 	}
 	return w.flush()
-}
-
-// printDocument prints the objects as one JSON or YAML document: the object
-// itself when one was asked for by name, a List otherwise.
-func printDocument(g getter, per [][]*unstructured.Unstructured, output string) error {
-	var v any
-	var all []any
-	for _, objs := range per {
-		for _, o := range objs {
-			all = append(all, o.Object)
-		}
-	}
-	if len(g.names) == 1 && len(all) == 1 {
-		v = all[0]
-	} else {
-		if all == nil {
-			all = []any{}
-		}
-		v = map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{}, "items": all}
-	}
-	if output == outputJSON {
-		return writeIndentedJSON(g.streams.Out, v)
-	}
-	return writeYAML(g.streams.Out, v, true)
 }
 
 // nothingFound says "No resources found" on the error stream, as kubectl

@@ -104,6 +104,7 @@ table rendering, -o json and -o yaml whole objects.`,
 				}
 				return RunWatch(cmd.Context(), streams, global, WatchOptions{Output: opts.Output}, args)
 			}
+			opts.ChunkSize, _ = cmd.Flags().GetInt64("chunk-size")
 			return RunGet(cmd.Context(), streams, global, opts, args)
 		},
 	}
@@ -172,7 +173,7 @@ func checkDuration(flag string, d time.Duration) error {
 // written for kubectl run: informers list with streaming lists where the
 // server has them (one stream, no pages) and in pages of 500 otherwise.
 func addChunkSize(cmd *cobra.Command) {
-	cmd.Flags().Int64("chunk-size", 500, "accepted for kubectl's command lines; kinformer streams lists where the server can, and pages by 500 otherwise")
+	cmd.Flags().Int64("chunk-size", 500, "the page size of get -o json and -o yaml's lists (0: one response), as in kubectl; informers stream lists where the server can, and page by 500 otherwise")
 }
 
 // Execute runs the command line args with ctx, and returns the error to

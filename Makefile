@@ -7,7 +7,7 @@ MODULES   := $(patsubst %/go.mod,%,$(wildcard go.mod */go.mod integrations/*/go.
 MODULES   := $(patsubst go.mod,.,$(MODULES))
 TESTFLAGS ?= -race -count=1 -timeout 30m
 
-.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane bench-controllerruntime bench-memory bench-scale bench-outage help
+.PHONY: all test fmt-check vet unit controlplane demo bench bench-controlplane bench-controllerruntime bench-memory bench-scale bench-outage bench-cli kubectl help
 
 all: test
 
@@ -19,6 +19,8 @@ help:
 	@echo "make bench-controllerruntime - one controller-runtime controller, its default cache vs kinformer's, 20,000 pods"
 	@echo "make bench-memory - issue 13 at 20,000 pods: the sync floor, heap per pod, projected sync CPU, relist peak"
 	@echo "make bench-scale  - issue 13's memory figures at 10,000, 50,000 and 100,000 pods (under 25 minutes)"
+	@echo "make bench-cli    - issue 26: kinformer get pods -A against kubectl (names, table, JSON) at 100,000 pods: time, peak RSS, same output"
+	@echo "make kubectl      - kubectl built from k8s.io/kubectl at the control plane's release, into bin/kubectl (bench-cli's reference)"
 	@echo "make bench-outage - issue 22: 10 informers per side lose the apiserver for 60 s; time until the last watches again (about 5 minutes)"
 
 test: fmt-check vet unit
@@ -90,3 +92,19 @@ bench-scale: controlplane
 # each side watches again, with CPU and the first second's requests (bench/README.md).
 bench-outage: controlplane
 	@cd bench && $(GO) run ./cmd/controlplane -outage -count 3 -json results/controlplane-outage.json
+
+# kubectl from k8s.io/kubectl at the control plane's release (bench/kubectl, a module of its
+# own), into bin/kubectl: bench-cli's reference, built here rather than taken from the machine.
+# The first build compiles about 900 packages (several minutes); later ones are cached.
+KUBECTL_VERSION := v1.36.3
+kubectl:
+	@echo "==> kubectl $(KUBECTL_VERSION) (bench/kubectl, built once and cached)"
+	@cd bench/kubectl && $(GO) build -trimpath -o ../../bin/kubectl \
+		-ldflags "-X k8s.io/component-base/version.gitVersion=$(KUBECTL_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36" .
+
+# Issue 26's command at 100,000 pods: `kinformer get pods -A` as names, a table and JSON
+# against kubectl's, each a process timed from exec to exit with its peak RSS and CPU, 3 runs
+# per side alternating, the output checked byte for byte against kubectl's (the table without
+# AGE); pods seeded straight into etcd as in bench-scale (bench/README.md). About 30 minutes.
+bench-cli: controlplane kubectl
+	@cd bench && $(GO) run ./cmd/controlplane -cli-100k -count 3 -kubectl $(CURDIR)/bin/kubectl -json results/cli-100k.json

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kinformer/kinformer/kube/internal/source"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -110,7 +111,7 @@ type apiGroup struct {
 // because the server cannot convert between versions: client-go's scheme
 // has no internal types. The plural comes from meta.UnsafeGuessKindToResource,
 // right for every built-in kind (as kube relies on for built-in types); the scope
-// from clusterScoped.
+// from kube's own table (source.ClusterScoped).
 func newRegistry(custom []CustomResource) (*registry, error) {
 	reg := &registry{
 		byGVR: map[schema.GroupVersionResource]*resource{},
@@ -132,7 +133,7 @@ func newRegistry(custom []CustomResource) (*registry, error) {
 		reg.add(&resource{
 			gvr:        plural,
 			gvk:        gvk,
-			namespaced: !clusterScoped[gk],
+			namespaced: !source.ClusterScoped(gk),
 			shortNames: shortNames[plural.GroupResource()],
 			builtin:    true,
 			fields:     fieldLabels[plural.GroupResource()],

@@ -89,6 +89,10 @@ func resolveBuiltin(t reflect.Type) (builtin, error) {
 	return b, nil
 }
 
+// ClusterScoped reports whether gk is a built-in kind that is not
+// namespaced (kube/kubetest serves built-in kinds with the same scope).
+func ClusterScoped(gk schema.GroupKind) bool { return clusterScoped[gk] }
+
 // clusterScoped lists the built-in kinds that are not namespaced, in every
 // version they are served at. It mirrors the +genclient:nonNamespaced tags of
 // k8s.io/api v0.37 and the scope the apiserver's discovery reports. Kinds

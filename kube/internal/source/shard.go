@@ -89,12 +89,14 @@ func (f *shardFilter[T]) setMode(m shardMode, why string) {
 // apiserver leaves shardInfo out of PartialObjectMetadataList) or one
 // whose objects all happen to be in the shard: unless the server is known
 // to filter, the source then asks it with a one-object list of full
-// objects in JSON, whose metadata carries shardInfo.
-func (s *Source[T]) shardList(ctx context.Context, body []byte, page listwatch.Page[T]) listwatch.Page[T] {
+// objects in JSON, whose metadata carries shardInfo. count says whether the
+// objects dropped are counted: not for the probe's list, whose object the
+// list or stream that fills the cache counts.
+func (s *Source[T]) shardList(ctx context.Context, body []byte, page listwatch.Page[T], count bool) listwatch.Page[T] {
 	f := s.shard
 	info := listShardInfo(body, bytes.HasPrefix(body, wire.Magic))
 	listed := len(page.Items)
-	page.Items = f.filter(page.Items)
+	page.Items = f.filter(page.Items, count)
 	switch {
 	case info != nil && info.Selector != "":
 		f.setMode(shardServerSide, "the list carries shardInfo "+info.Selector)
@@ -123,12 +125,13 @@ func (s *Source[T]) probeShardInfo(ctx context.Context) *metav1.ShardInfo {
 	return listShardInfo(body, false)
 }
 
-// filter keeps, in place, the items in the shard, counting the others.
-// Items the server should have filtered turn the mode to client-side.
-func (f *shardFilter[T]) filter(items []T) []T {
+// filter keeps, in place, the items in the shard, counting the others
+// when count is set. Items the server should have filtered turn the mode
+// to client-side.
+func (f *shardFilter[T]) filter(items []T, count bool) []T {
 	kept := items[:0]
 	for _, o := range items {
-		if f.keep(o) {
+		if f.keep(o, count) {
 			kept = append(kept, o)
 		}
 	}
@@ -136,27 +139,31 @@ func (f *shardFilter[T]) filter(items []T) []T {
 	return kept
 }
 
-// keep reports whether o is in the shard, and counts it if not.
-func (f *shardFilter[T]) keep(o T) bool {
+// keep reports whether o is in the shard, and, with count, counts it if
+// not.
+func (f *shardFilter[T]) keep(o T, count bool) bool {
 	m, ok := any(o).(shard.Object)
 	if !ok || objutil.IsNil(o) || f.set.Contains(m) { // nil: the reflector's to report
 		return true
 	}
-	f.m.Dropped.Inc()
+	if count {
+		f.m.Dropped.Inc()
+	}
 	if shardMode(f.mode.Load()) == shardServerSide {
 		f.setMode(shardClientSide, "the server sent an object outside the shard")
 	}
 	return false
 }
 
-// probe learns the mode with a one-object list when no list has told it
-// yet, before a streaming list: the stream itself does not say whether the
-// server filtered it.
-func (f *shardFilter[T]) probe(ctx context.Context, src listwatch.Lister[T]) {
-	if shardMode(f.mode.Load()) != shardModeUnknown {
+// probeShardMode learns the mode with a one-object list when no list has
+// told it yet, before a streaming list: the stream itself does not say
+// whether the server filtered it. The object is not counted as dropped:
+// the stream sends it again.
+func (s *Source[T]) probeShardMode(ctx context.Context) {
+	if shardMode(s.shard.mode.Load()) != shardModeUnknown {
 		return
 	}
-	_, _ = src.List(ctx, listwatch.Options{Limit: 1}) // the answer, or the next list, sets the mode
+	_, _ = s.list(ctx, listwatch.Options{Limit: 1}, false) // the answer, or the next list, sets the mode
 }
 
 // watch wraps w so that it skips the changes of objects outside the shard.
@@ -177,7 +184,7 @@ func (w *shardWatch[T]) Next() (listwatch.Event[T], error) {
 		}
 		switch ev.Type {
 		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
-			if !w.f.keep(ev.Object) {
+			if !w.f.keep(ev.Object, true) {
 				continue
 			}
 		}

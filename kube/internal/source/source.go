@@ -89,6 +89,12 @@ func (s *Source[T]) request(opts listwatch.Options, watch bool) *rest.Request {
 // It is rate limited by the config's QPS and Burst, and sent once
 // (listquery.List says why).
 func (s *Source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[T], error) {
+	return s.list(ctx, opts, true)
+}
+
+// list is List; countDropped says whether a shard filter counts the
+// objects it drops (see shardList).
+func (s *Source[T]) list(ctx context.Context, opts listwatch.Options, countDropped bool) (listwatch.Page[T], error) {
 	body, err := listquery.List(ctx, s.request(opts, false))
 	if err != nil {
 		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), err)
@@ -98,7 +104,7 @@ func (s *Source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch
 		return listwatch.Page[T]{}, fmt.Errorf("list %s: %w", s.describe(), err)
 	}
 	if s.shard != nil {
-		page = s.shardList(ctx, body, page)
+		page = s.shardList(ctx, body, page, countDropped)
 	}
 	page.Bytes = int64(len(body))
 	return page, nil
@@ -111,7 +117,7 @@ func (s *Source[T]) List(ctx context.Context, opts listwatch.Options) (listwatch
 // stays usable; a stream that cannot be decoded ends with ErrMalformed.
 func (s *Source[T]) Watch(ctx context.Context, opts listwatch.Options) (listwatch.Watch[T], error) {
 	if s.shard != nil && opts.SendInitialEvents {
-		s.shard.probe(ctx, s)
+		s.probeShardMode(ctx)
 	}
 	body, err := listquery.Watch(ctx, s.client, s.request(opts, true), s.codec.watchAccept, opts.SendInitialEvents)
 	if err != nil {

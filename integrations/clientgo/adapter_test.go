@@ -3,6 +3,8 @@ package clientgo
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -305,4 +307,48 @@ func TestWrappedInformerKeepsItsDefaultResync(t *testing.T) {
 			t.Errorf("handler with period 0: %d resyncs, want 0", got)
 		}
 	})
+}
+
+func TestAddEventHandlerOnStoppedMatchesErrStopped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inf, err := New(Options[*corev1.ConfigMap]{Informer: informer.Options[*corev1.ConfigMap]{Source: newSource(t, "a")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(inf)()
+		if _, err := inf.AddEventHandler(&recorder{}); !errors.Is(err, informer.ErrStopped) {
+			t.Errorf("AddEventHandler after stop: %v, want one matching informer.ErrStopped", err)
+		}
+	})
+}
+
+// TestCrashOnHandlerPanicCrashesTheProcess runs itself in a child process,
+// whose handler panics under Options.CrashOnHandlerPanic: as under client-go,
+// the panic is logged and ends the process.
+func TestCrashOnHandlerPanicCrashesTheProcess(t *testing.T) {
+	if os.Getenv("KINFORMER_TEST_HANDLER_CRASH") == "1" {
+		inf, err := New(Options[*corev1.ConfigMap]{
+			Informer:            informer.Options[*corev1.ConfigMap]{Source: newSource(t, "a")},
+			CrashOnHandlerPanic: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(any) { panic("handler boom") }}); err != nil {
+			t.Fatal(err)
+		}
+		run(inf) // never stopped: the process ends first
+		<-make(chan struct{})
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashOnHandlerPanicCrashesTheProcess$", "-test.timeout=60s")
+	cmd.Env = append(os.Environ(), "KINFORMER_TEST_HANDLER_CRASH=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the child process did not crash:\n%s", out)
+	}
+	for _, want := range []string{`"Observed a panic"`, "panic: handler boom"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the child's output lacks %q:\n%s", want, out)
+		}
+	}
 }

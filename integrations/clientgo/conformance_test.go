@@ -3,6 +3,7 @@ package clientgo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -429,13 +430,48 @@ func TestConformanceStopped(t *testing.T) {
 		if !e.inf.IsStopped() {
 			t.Error("not stopped after Run returned")
 		}
-		if _, err := e.inf.AddEventHandler(&recorder{}); err == nil {
-			t.Error("AddEventHandler after stop succeeded")
+		h := &recorder{}
+		_, err := e.inf.AddEventHandler(h)
+		// Callers match the text (client-go's own tests do).
+		if want := fmt.Sprintf("handler %v was not added to shared informer because it has stopped already", h); err == nil || err.Error() != want {
+			t.Errorf("AddEventHandler after stop: %v, want %q", err, want)
 		}
 		// The cache keeps what it had.
 		if _, ok, _ := e.inf.GetStore().GetByKey("ns/a"); !ok {
 			t.Error("cache emptied by stop")
 		}
+	})
+}
+
+// TestConformanceRemovingAnotherInformersHandleChangesNothing: client-go
+// treats a handle another informer made as not registered: the removal
+// returns nil and the handler keeps its informer's notifications.
+func TestConformanceRemovingAnotherInformersHandleChangesNothing(t *testing.T) {
+	conform(t, func(t *testing.T, e *env) {
+		e.create("a")
+		e.build(0, nil)
+		rec := &recorder{}
+		reg := e.addHandler(rec)
+		e.run()
+		e.settle()
+		rec.take()
+		src, err := fake.New(fake.Options[*corev1.ConfigMap]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := e.impl.build(t, src, 0, nil)
+		if err := other.RemoveEventHandler(reg); err != nil {
+			t.Errorf("removing the handle on another informer: %v", err)
+		}
+		e.create("b")
+		e.settle()
+		assertEvents(t, "handler after a removal on another informer", rec.take(), "add b@3")
+		if err := e.inf.RemoveEventHandler(reg); err != nil {
+			t.Errorf("removing the handle on its informer: %v", err)
+		}
+		e.create("c")
+		e.settle()
+		assertEvents(t, "handler after its removal", rec.take())
 	})
 }
 

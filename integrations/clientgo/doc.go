@@ -46,11 +46,27 @@
 // with the cache and every handler and must not be mutated, as with
 // client-go.
 //
+// # Proven by client-go's own tests
+//
+// client-go v0.37.2's tools/cache/shared_informer_test.go runs, unchanged,
+// against client-go's informer and against this adapter (upstream/cache;
+// go test there prints both counts). The adapter passes every test but
+// TestEventPanics, the first difference below.
+//
 // # Where kinformer differs, on purpose
 //
-//   - A handler that panics is recovered and reported (client-go crashes the
-//     process); the panic goes to utilruntime.HandleError, or to
-//     Options.Informer.ErrorHandler when set.
+//   - A handler that panics is recovered and reported, and its delivery goes
+//     on with the next notification; the panic goes to
+//     utilruntime.HandleError, or to Options.Informer.ErrorHandler when set.
+//     client-go logs "Observed a panic" through utilruntime.HandleCrash and
+//     crashes the process (unless utilruntime.ReallyCrash is false). One
+//     handler's bug should not take every other handler and the cache down
+//     with it, nor crash-loop a controller on the object that triggers it;
+//     the error handler sees the panic (a *informer.HandlerPanicError, with
+//     its stack) and can exit if that is the policy. Code that relies on
+//     client-go's crash sets Options.CrashOnHandlerPanic, which gives the
+//     adapter's handlers client-go's treatment, log line and one-second
+//     pause included (upstream TestEventPanics passes with it).
 //   - Every other error that is not a list or watch failure (an object a
 //     transform rejected, an object that could not be keyed) goes there too;
 //     a transform's error skips that one object instead of ending the watch.
@@ -62,6 +78,8 @@
 //     also notifies the handlers of an informer that never resyncs.
 //   - A slow handler's backlog is bounded: past a threshold, its pending
 //     notifications for one object are merged (see informer.Shared).
-//   - Removing a registration twice returns nil, as in client-go; removal
-//     stops delivery at once (pending notifications are dropped).
+//   - Removing a registration twice returns nil, as in client-go, and so
+//     does removing it from another informer, where it is not registered:
+//     it stays registered with its own. Removal stops delivery at once
+//     (pending notifications are dropped).
 package clientgo

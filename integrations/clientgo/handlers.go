@@ -1,11 +1,14 @@
 package clientgo
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
 
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
@@ -27,17 +30,23 @@ func (s *SharedIndexInformer[T]) AddEventHandlerWithResyncPeriod(handler toolsca
 
 // AddEventHandlerWithOptions adds a handler. It is first told of every cached
 // object (OnAdd with isInInitialList true), then of every change, on its own
-// goroutine. It fails once the informer has stopped. options.Logger is not
-// used.
+// goroutine. It fails once the informer has stopped. options.Logger is used
+// only to log the handler's panics under Options.CrashOnHandlerPanic.
 func (s *SharedIndexInformer[T]) AddEventHandlerWithOptions(handler toolscache.ResourceEventHandler, options toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
 	if handler == nil {
 		return nil, fmt.Errorf("informer %s: nil handler", s.inf.Name())
 	}
 	period := s.resyncPeriod(options.ResyncPeriod)
-	r := &registration[T]{handler: handler, keyFunc: s.keyFunc, shutdown: make(chan struct{})}
+	r := &registration[T]{owner: s, handler: handler, keyFunc: s.keyFunc, shutdown: make(chan struct{})}
+	if s.crash {
+		r.crash = &crashing{logger: klog.Background()}
+		if options.Logger != nil {
+			r.crash.logger = *options.Logger
+		}
+	}
 	reg, err := s.inf.AddHandler(r, informer.HandlerOptions{Name: fmt.Sprintf("%T", handler), ResyncPeriod: period})
 	if err != nil {
-		return nil, fmt.Errorf("handler %v was not added to shared informer because it has stopped already: %w", handler, err)
+		return nil, &notAddedError{handler: handler, err: err}
 	}
 	r.reg = reg
 	return r, nil
@@ -63,14 +72,32 @@ func (s *SharedIndexInformer[T]) resyncPeriod(requested *time.Duration) time.Dur
 	return period
 }
 
+// notAddedError is AddEventHandler's error once the informer has stopped. Its
+// text is client-go's, word for word, since callers match it (client-go's
+// own tests do); errors.Is(err, informer.ErrStopped) holds.
+type notAddedError struct {
+	handler toolscache.ResourceEventHandler
+	err     error
+}
+
+func (e *notAddedError) Error() string {
+	return fmt.Sprintf("handler %v was not added to shared informer because it has stopped already", e.handler)
+}
+
+func (e *notAddedError) Unwrap() error { return e.err }
+
 // RemoveEventHandler stops delivering to the handler of handle: no call starts
-// after it returns, and notifications still pending are dropped. Removing a
-// handle twice returns nil, as in client-go; a handle of another informer
-// is an error.
+// after it returns, and notifications still pending are dropped. As in
+// client-go, removing a handle twice returns nil, and so does a handle
+// another adapter informer made, which is left untouched; a handle of any
+// other kind is an error.
 func (s *SharedIndexInformer[T]) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
 	r, ok := handle.(*registration[T])
 	if !ok || r.reg == nil {
 		return fmt.Errorf("informer %s: RemoveEventHandler: handle %T was not made by this informer", s.inf.Name(), handle)
+	}
+	if r.owner != s {
+		return nil // another informer's: not registered here
 	}
 	if !r.remove() {
 		return nil // already removed
@@ -84,11 +111,16 @@ func (s *SharedIndexInformer[T]) RemoveEventHandler(handle toolscache.ResourceEv
 // registration is both the kinformer handler and the client-go registration
 // handle of one client-go handler.
 type registration[T cache.Object] struct {
+	// owner is the informer the handler was added to.
+	owner   *SharedIndexInformer[T]
 	handler toolscache.ResourceEventHandler
 	keyFunc cache.KeyFunc[T]
 	// reg is set once AddHandler has returned, before the handle is handed
 	// out; it is not read by the handler methods.
 	reg *informer.Registration
+	// crash, set under Options.CrashOnHandlerPanic, is used by the
+	// delivery goroutine only.
+	crash *crashing
 
 	// mu guards removed and inCall; shutdown is closed, under mu, once
 	// removed is set and no call is in progress.
@@ -149,33 +181,73 @@ func (r *registration[T]) end() {
 	}
 }
 
-func (r *registration[T]) OnAdd(obj T, isInInitialList bool) {
+// call runs one call of the handler, unless it has been removed.
+func (r *registration[T]) call(f func()) {
+	if r.crash != nil {
+		r.crash.pause()
+	}
 	if !r.begin() {
 		return
 	}
 	defer r.end()
-	r.handler.OnAdd(obj, isInInitialList)
+	if r.crash != nil {
+		r.crash.call(f)
+		return
+	}
+	f()
+}
+
+func (r *registration[T]) OnAdd(obj T, isInInitialList bool) {
+	r.call(func() { r.handler.OnAdd(obj, isInInitialList) })
 }
 
 func (r *registration[T]) OnUpdate(oldObj, newObj T) {
-	if !r.begin() {
-		return
-	}
-	defer r.end()
-	r.handler.OnUpdate(oldObj, newObj)
+	r.call(func() { r.handler.OnUpdate(oldObj, newObj) })
 }
 
 // OnDelete hands client-go's handler the object, or, when the deletion itself
 // was missed, a DeletedFinalStateUnknown carrying the last known object.
 func (r *registration[T]) OnDelete(obj T, stateUnknown bool) {
-	if !r.begin() {
-		return
+	r.call(func() {
+		if !stateUnknown {
+			r.handler.OnDelete(obj)
+			return
+		}
+		key, _ := r.keyFunc(obj) // it was cached under this key
+		r.handler.OnDelete(toolscache.DeletedFinalStateUnknown{Key: key, Obj: obj})
+	})
+}
+
+// crashing runs a handler's calls as client-go's informer does
+// (Options.CrashOnHandlerPanic). Its fields belong to the registration's
+// delivery goroutine.
+type crashing struct {
+	logger klog.Logger
+	// panicked: the last call panicked and the process did not crash.
+	panicked bool
+}
+
+// pause waits a second after a call that panicked, as client-go's listener
+// does before its next notification.
+func (c *crashing) pause() {
+	if c.panicked {
+		c.panicked = false
+		time.Sleep(time.Second)
 	}
-	defer r.end()
-	if !stateUnknown {
-		r.handler.OnDelete(obj)
-		return
-	}
-	key, _ := r.keyFunc(obj) // it was cached under this key
-	r.handler.OnDelete(toolscache.DeletedFinalStateUnknown{Key: key, Obj: obj})
+}
+
+// call runs f under utilruntime.HandleCrash. HandleCrash logs a panic and,
+// when utilruntime.ReallyCrash is set, panics again; kinformer's informer
+// would recover that panic and report it, so it is raised again on a
+// goroutine of its own, where nothing recovers it and the process crashes,
+// as it would under client-go.
+func (c *crashing) call(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			go func() { panic(p) }()
+			select {} // the process is crashing
+		}
+	}()
+	defer utilruntime.HandleCrashWithLogger(c.logger, func(context.Context, any) { c.panicked = true })
+	f()
 }

@@ -31,6 +31,14 @@ type Options[T cache.Object] struct {
 	// to utilruntime.HandleError (see the package doc); list and watch
 	// failures go to the watch error handler.
 	Informer informer.Options[T]
+	// CrashOnHandlerPanic gives the handlers added through the adapter
+	// client-go's treatment of a panic instead of kinformer's: the panic
+	// goes to utilruntime.HandleCrash, which logs "Observed a panic" (with
+	// HandlerOptions.Logger when the handler was added with one) and,
+	// unless utilruntime.ReallyCrash is false, crashes the process. With
+	// ReallyCrash false, the handler's next notification waits a second,
+	// as with client-go. See the package doc.
+	CrashOnHandlerPanic bool
 }
 
 // ErrConfigured is returned by SetTransform and SetWatchErrorHandler on an
@@ -44,6 +52,8 @@ var ErrConfigured = errors.New("informer already configured")
 type SharedIndexInformer[T cache.Object] struct {
 	inf     *informer.Shared[T]
 	keyFunc cache.KeyFunc[T]
+	// crash is Options.CrashOnHandlerPanic.
+	crash bool
 	// owned: New built inf, so the transform and watch error handler can
 	// be set until Run.
 	owned bool
@@ -73,7 +83,7 @@ var _ toolscache.SharedIndexInformer = (*SharedIndexInformer[cache.Object])(nil)
 // New presents a kinformer informer as a client-go SharedIndexInformer,
 // building it from opts.Informer unless opts.Shared is given.
 func New[T cache.Object](opts Options[T]) (*SharedIndexInformer[T], error) {
-	s := &SharedIndexInformer[T]{keyFunc: cache.MetaNamespaceKey[T]}
+	s := &SharedIndexInformer[T]{keyFunc: cache.MetaNamespaceKey[T], crash: opts.CrashOnHandlerPanic}
 	if opts.Shared != nil {
 		if opts.Informer.Source != nil {
 			return nil, errors.New("clientgo.New: set Shared or Informer.Source, not both")

@@ -1,0 +1,26 @@
+package cache
+
+import (
+	"flag"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// runPattern is the -run pattern given to the parent, handed on to the
+// children (empty: every test).
+var runPattern string
+
+// TestMain checks for leaked goroutines, as client-go's does. Without a side
+// chosen (sideEnv), it runs TestUpstreamSuite alone, which runs the other
+// tests once per side in child processes.
+func TestMain(m *testing.M) {
+	if side() == "" {
+		flag.Parse()
+		runPattern = flag.Lookup("test.run").Value.String()
+		if err := flag.Set("test.run", "^TestUpstreamSuite$"); err != nil {
+			panic(err)
+		}
+	}
+	goleak.VerifyTestMain(m)
+}

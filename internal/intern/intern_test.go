@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -151,14 +152,14 @@ func TestPodEqualsPlainDecode(t *testing.T) {
 		for _, f := range fields {
 			b = append(b, f...)
 		}
-		return append(binary.AppendUvarint([]byte{podSpecField<<3 | wireBytes}, uint64(len(b))), b...)
+		return append(binary.AppendUvarint([]byte{podSpecField<<3 | wire.Bytes}, uint64(len(b))), b...)
 	}
 	field := func(num uint64, m interface{ Marshal() ([]byte, error) }) []byte {
 		v, _ := m.Marshal()
-		return append(binary.AppendUvarint(binary.AppendUvarint(nil, num<<3|wireBytes), uint64(len(v))), v...)
+		return append(binary.AppendUvarint(binary.AppendUvarint(nil, num<<3|wire.Bytes), uint64(len(v))), v...)
 	}
 	c1, c2 := &corev1.Container{Name: "a"}, &corev1.Container{Name: "b"}
-	node := append([]byte{10<<3 | wireBytes, 1}, 'n')
+	node := append([]byte{10<<3 | wire.Bytes, 1}, 'n')
 	raws = append(raws,
 		spec(field(2, c1), node, field(2, c2)),                  // containers split by nodeName
 		append(spec(field(2, c1)), spec(field(2, c2), node)...), // two specs
@@ -230,7 +231,7 @@ func TestTablesAreBounded(t *testing.T) {
 	for i := range 2 * maxSpanDecodes {
 		c := &corev1.Container{Name: fmt.Sprint(i)}
 		v, _ := c.Marshal()
-		b := append(binary.AppendUvarint([]byte{2<<3 | wireBytes}, uint64(len(v))), v...)
+		b := append(binary.AppendUvarint([]byte{2<<3 | wire.Bytes}, uint64(len(v))), v...)
 		if _, err := in.sharedSpecLocked(b); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -62,17 +63,18 @@ func (sp *spans) all() []span { return sp.s[:sp.n] }
 // runs: the caller then decodes plainly.
 func cut(msg []byte, set uint64) (sp spans, kept int, ok bool) {
 	var done, run uint64 // fields of the closed runs, of the current run
-	f := wireFields{b: msg}
+	f := wire.Fields{B: msg}
 	for {
-		start := len(msg) - len(f.b)
-		num, _, _, more, err := f.next()
+		start := len(msg) - len(f.B)
+		fld, more, err := f.Next()
 		if err != nil {
 			return sp, 0, false
 		}
 		if !more {
 			break
 		}
-		end := len(msg) - len(f.b)
+		num := fld.Num
+		end := len(msg) - len(f.B)
 		if num >= 64 || set&(1<<num) == 0 {
 			done |= run
 			run = 0
@@ -155,24 +157,25 @@ func (in *Interner) podSharedLocked(raw []byte, decode func([]byte) (*corev1.Pod
 	var specSpans, statusSpans spans
 	var spec, status []byte
 	out := make([]byte, 0, len(raw))
-	f := wireFields{b: raw}
+	f := wire.Fields{B: raw}
 	for {
-		start := len(raw) - len(f.b)
-		num, typ, val, more, err := f.next()
+		start := len(raw) - len(f.B)
+		fld, more, err := f.Next()
 		if err != nil {
 			return nil, false
 		}
 		if !more {
 			break
 		}
-		end := len(raw) - len(f.b)
+		num, typ, val := fld.Num, fld.Type, fld.Bytes
+		end := len(raw) - len(f.B)
 		set := uint64(0)
 		switch {
-		case typ == wireBytes && num == podSpecField && spec == nil:
+		case typ == wire.Bytes && num == podSpecField && spec == nil:
 			spec, set = val, specSet
-		case typ == wireBytes && num == podStatusField && status == nil:
+		case typ == wire.Bytes && num == podStatusField && status == nil:
 			status, set = val, statusSet
-		case typ == wireBytes && (num == podSpecField || num == podStatusField):
+		case typ == wire.Bytes && (num == podSpecField || num == podStatusField):
 			return nil, false // a second spec or status: merged by Unmarshal
 		default:
 			out = append(out, raw[start:end]...)
@@ -187,7 +190,7 @@ func (in *Interner) podSharedLocked(raw []byte, decode func([]byte) (*corev1.Pod
 		} else {
 			statusSpans = sp
 		}
-		out = binary.AppendUvarint(out, num<<3|wireBytes)
+		out = binary.AppendUvarint(out, num<<3|wire.Bytes)
 		out = binary.AppendUvarint(out, uint64(kept))
 		out = appendWithout(out, val, sp.all())
 	}

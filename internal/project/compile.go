@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"github.com/kinformer/kinformer/internal/wire"
 	"reflect"
 	"strings"
 	"unsafe"
@@ -278,7 +279,7 @@ func (c *compiler) whole(vt reflect.Type, path string, depth int) (*msg, bool) {
 	for i := 0; i < vt.NumField(); i++ {
 		f := vt.Field(i)
 		name, inline := jsonName(f)
-		num := protoNumber(f)
+		num := wire.Number(f)
 		if !f.IsExported() || inline || name == "" || (c.proto && num == 0) {
 			return nil, false
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -113,7 +114,7 @@ func appendKey(dst []byte, num uint64, wt int) []byte {
 // Nothing is appended when fill writes nothing and keep is false.
 func nested(dst []byte, num uint64, keep bool, fill func([]byte) []byte) []byte {
 	start := len(dst)
-	dst = appendKey(dst, num, wireBytes)
+	dst = appendKey(dst, num, wire.Bytes)
 	dst = append(dst, 0) // a one-byte length, moved when longer
 	body := len(dst)
 	dst = fill(dst)
@@ -157,7 +158,7 @@ func encodeEntry(dst []byte, num uint64, key string, n *node, p unsafe.Pointer, 
 		return dst
 	}
 	return nested(dst, num, true, func(b []byte) []byte {
-		b = appendKey(b, 1, wireBytes)
+		b = appendKey(b, 1, wire.Bytes)
 		b = binary.AppendUvarint(b, uint64(len(key)))
 		b = append(b, key...)
 		return encodeValue(b, 2, n, p, true, errp)
@@ -208,7 +209,7 @@ func encodeValue(dst []byte, num uint64, n *node, p unsafe.Pointer, keep bool, e
 		default:
 			v = *(*int64)(p)
 		}
-		return binary.AppendUvarint(appendKey(dst, num, wireVarint), uint64(v))
+		return binary.AppendUvarint(appendKey(dst, num, wire.Varint), uint64(v))
 	case opUint:
 		var v uint64
 		switch n.size {
@@ -221,22 +222,22 @@ func encodeValue(dst []byte, num uint64, n *node, p unsafe.Pointer, keep bool, e
 		default:
 			v = *(*uint64)(p)
 		}
-		return binary.AppendUvarint(appendKey(dst, num, wireVarint), v)
+		return binary.AppendUvarint(appendKey(dst, num, wire.Varint), v)
 	case opBool:
 		v := uint64(0)
 		if *(*bool)(p) {
 			v = 1
 		}
-		return binary.AppendUvarint(appendKey(dst, num, wireVarint), v)
+		return binary.AppendUvarint(appendKey(dst, num, wire.Varint), v)
 	case opFloat:
 		v := math.Float64bits(*(*float64)(p))
 		if n.size == 4 {
 			v = math.Float64bits(float64(*(*float32)(p)))
 		}
-		return binary.LittleEndian.AppendUint64(appendKey(dst, num, wireFixed64), v)
+		return binary.LittleEndian.AppendUint64(appendKey(dst, num, wire.Fixed64), v)
 	case opString:
 		s := *(*string)(p)
-		dst = binary.AppendUvarint(appendKey(dst, num, wireBytes), uint64(len(s)))
+		dst = binary.AppendUvarint(appendKey(dst, num, wire.Bytes), uint64(len(s)))
 		return append(dst, s...)
 	case opStruct:
 		return nested(dst, num, true, func(b []byte) []byte { return encodeMsg(b, n.msg, p, errp) })
@@ -246,9 +247,9 @@ func encodeValue(dst []byte, num uint64, n *node, p unsafe.Pointer, keep bool, e
 			if t.IsZero() {
 				return b
 			}
-			b = binary.AppendUvarint(appendKey(b, 1, wireVarint), uint64(t.Unix()))
+			b = binary.AppendUvarint(appendKey(b, 1, wire.Varint), uint64(t.Unix()))
 			if ns := t.Nanosecond(); n.micro && ns != 0 {
-				b = binary.AppendUvarint(appendKey(b, 2, wireVarint), uint64(ns))
+				b = binary.AppendUvarint(appendKey(b, 2, wire.Varint), uint64(ns))
 			}
 			return b
 		})
@@ -256,7 +257,7 @@ func encodeValue(dst []byte, num uint64, n *node, p unsafe.Pointer, keep bool, e
 		q := (*resource.Quantity)(p)
 		return nested(dst, num, true, func(b []byte) []byte {
 			s := q.String()
-			b = binary.AppendUvarint(appendKey(b, 1, wireBytes), uint64(len(s)))
+			b = binary.AppendUvarint(appendKey(b, 1, wire.Bytes), uint64(len(s)))
 			return append(b, s...)
 		})
 	case opStringMap, opMap:
@@ -270,7 +271,7 @@ func encodeValue(dst []byte, num uint64, n *node, p unsafe.Pointer, keep bool, e
 	case opMessage:
 		m := reflect.NewAt(n.typ, p).Interface().(protoMarshaler)
 		size := m.Size()
-		dst = binary.AppendUvarint(appendKey(dst, num, wireBytes), uint64(size))
+		dst = binary.AppendUvarint(appendKey(dst, num, wire.Bytes), uint64(size))
 		dst = append(dst, make([]byte, size)...)
 		if _, err := m.MarshalToSizedBuffer(dst[len(dst)-size:]); err != nil && *errp == nil {
 			*errp = fmt.Errorf("project: encode %v: %w", n.typ, err)

@@ -9,17 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	"k8s.io/apimachinery/pkg/api/resource"
-)
-
-// Protobuf wire types.
-const (
-	wireVarint     = 0
-	wireFixed64    = 1
-	wireBytes      = 2
-	wireFixed32    = 5
-	wireStartGroup = 3
-	wireEndGroup   = 4
 )
 
 // DecodeProto decodes raw, the protobuf encoding of one full object (the
@@ -52,98 +43,13 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
 }
 
-// uvarint reads a varint, with a fast path for one byte.
-func uvarint(b []byte) (uint64, int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return uint64(b[0]), 1
+// next is wire.Next, its error wrapped in ErrMalformed.
+func next(b []byte) (wire.Field, []byte, error) {
+	f, rest, err := wire.Next(b)
+	if err != nil {
+		return f, nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	return binary.Uvarint(b)
-}
-
-// field is one protobuf field: its number, wire type, and value (v for
-// varints and fixed, val for bytes).
-type field struct {
-	num uint64
-	wt  int
-	v   uint64
-	val []byte
-}
-
-// next reads the field at the start of b and returns the rest.
-func next(b []byte) (field, []byte, error) {
-	var f field
-	key, n := uvarint(b)
-	if n <= 0 {
-		return f, nil, malformed("bad protobuf field key")
-	}
-	b = b[n:]
-	f.num, f.wt = key>>3, int(key&7)
-	if f.num == 0 {
-		return f, nil, malformed("protobuf field number 0")
-	}
-	switch f.wt {
-	case wireVarint:
-		f.v, n = uvarint(b)
-		if n <= 0 {
-			return f, nil, malformed("bad protobuf varint")
-		}
-		return f, b[n:], nil
-	case wireFixed64:
-		if len(b) < 8 {
-			return f, nil, malformed("truncated protobuf field")
-		}
-		f.v = binary.LittleEndian.Uint64(b)
-		return f, b[8:], nil
-	case wireFixed32:
-		if len(b) < 4 {
-			return f, nil, malformed("truncated protobuf field")
-		}
-		f.v = uint64(binary.LittleEndian.Uint32(b))
-		return f, b[4:], nil
-	case wireBytes:
-		size, n := uvarint(b)
-		if n <= 0 || size > uint64(len(b)-n) {
-			return f, nil, malformed("truncated protobuf field")
-		}
-		f.val = b[n : n+int(size)]
-		return f, b[n+int(size):], nil
-	case wireStartGroup:
-		// A group (deprecated; no Kubernetes type has one) is skipped
-		// whole, as the generated Unmarshal skips it: its fields up to
-		// the next end-group key, nested groups included.
-		for {
-			if len(b) == 0 {
-				return f, nil, malformed("truncated protobuf group")
-			}
-			// Like the generated code, any end-group key ends the group
-			// (its number is not checked).
-			if key, n := uvarint(b); n > 0 && int(key&7) == wireEndGroup {
-				return f, b[n:], nil
-			}
-			var err error
-			if _, b, err = next(b); err != nil {
-				return f, nil, err
-			}
-		}
-	}
-	return f, nil, malformed("unsupported protobuf wire type %d", f.wt)
-}
-
-// count returns how many fields numbered num b holds (as far as it can
-// be read: a malformed tail is reported by the decode itself).
-func count(b []byte, num uint64) int {
-	n := 0
-	for len(b) > 0 {
-		f, rest, err := next(b)
-		if err != nil {
-			return n
-		}
-		if f.num == num {
-			n++
-		}
-		b = rest
-	}
-	return n
+	return f, rest, nil
 }
 
 // message decodes the fields of b that m reads into the view at base.
@@ -154,12 +60,12 @@ func (d *decoder) message(m *msg, b []byte, base unsafe.Pointer) error {
 			return err
 		}
 		b = rest
-		for _, a := range m.forNum(f.num) {
+		for _, a := range m.forNum(f.Num) {
 			if a.sub != nil {
-				if f.wt != wireBytes {
-					return malformed("field %d: wire type %d for a message", f.num, f.wt)
+				if f.Type != wire.Bytes {
+					return malformed("field %d: wire type %d for a message", f.Num, f.Type)
 				}
-				if err := d.message(a.sub, f.val, base); err != nil {
+				if err := d.message(a.sub, f.Bytes, base); err != nil {
 					return err
 				}
 				continue
@@ -180,11 +86,11 @@ func (d *decoder) message(m *msg, b []byte, base unsafe.Pointer) error {
 
 // keyed decodes the value of map entry f into the view when its key is
 // the one a reads.
-func (d *decoder) keyed(a action, base unsafe.Pointer, f field) error {
-	if f.wt != wireBytes {
-		return malformed("field %d: wire type %d for a map entry", f.num, f.wt)
+func (d *decoder) keyed(a action, base unsafe.Pointer, f wire.Field) error {
+	if f.Type != wire.Bytes {
+		return malformed("field %d: wire type %d for a map entry", f.Num, f.Type)
 	}
-	k, v, hasVal, err := entry(f.val)
+	k, v, hasVal, err := entry(f.Bytes)
 	if err != nil || string(k) != a.key || !hasVal {
 		return err
 	}
@@ -193,55 +99,55 @@ func (d *decoder) keyed(a action, base unsafe.Pointer, f field) error {
 
 // value decodes field f into p, of node n's type. rest is the remainder
 // of the message after f, where a repeated field's other elements are.
-func (d *decoder) value(n *node, p unsafe.Pointer, f field, rest []byte) error {
+func (d *decoder) value(n *node, p unsafe.Pointer, f wire.Field, rest []byte) error {
 	switch n.op {
 	case opPtr:
 		return d.value(n.elem, d.alloc(n, p), f, rest)
 	case opSlice:
-		if f.wt == wireBytes && isScalar(n.elem.op) {
+		if f.Type == wire.Bytes && isScalar(n.elem.op) {
 			return d.packed(n, p, f)
 		}
-		e := d.appendElem(n, p, 1+count(rest, f.num))
+		e := d.appendElem(n, p, 1+wire.Count(rest, f.Num))
 		return d.value(n.elem, e, f, nil)
 	case opInt, opUint, opBool:
-		if f.wt != wireVarint {
-			return malformed("field %d: wire type %d for an integer", f.num, f.wt)
+		if f.Type != wire.Varint {
+			return malformed("field %d: wire type %d for an integer", f.Num, f.Type)
 		}
-		setInt(n, p, f.v)
+		setInt(n, p, f.V)
 		return nil
 	case opFloat:
 		switch {
-		case f.wt == wireFixed64 && n.size == 8:
-			*(*float64)(p) = math.Float64frombits(f.v)
-		case f.wt == wireFixed64:
-			*(*float32)(p) = float32(math.Float64frombits(f.v))
-		case f.wt == wireFixed32 && n.size == 8:
-			*(*float64)(p) = float64(math.Float32frombits(uint32(f.v)))
-		case f.wt == wireFixed32:
-			*(*float32)(p) = math.Float32frombits(uint32(f.v))
+		case f.Type == wire.Fixed64 && n.size == 8:
+			*(*float64)(p) = math.Float64frombits(f.V)
+		case f.Type == wire.Fixed64:
+			*(*float32)(p) = float32(math.Float64frombits(f.V))
+		case f.Type == wire.Fixed32 && n.size == 8:
+			*(*float64)(p) = float64(math.Float32frombits(uint32(f.V)))
+		case f.Type == wire.Fixed32:
+			*(*float32)(p) = math.Float32frombits(uint32(f.V))
 		default:
-			return malformed("field %d: wire type %d for a float", f.num, f.wt)
+			return malformed("field %d: wire type %d for a float", f.Num, f.Type)
 		}
 		return nil
 	}
-	if f.wt != wireBytes {
-		return malformed("field %d: wire type %d for a length-delimited value", f.num, f.wt)
+	if f.Type != wire.Bytes {
+		return malformed("field %d: wire type %d for a length-delimited value", f.Num, f.Type)
 	}
 	switch n.op {
 	case opString:
-		*(*string)(p) = d.str(f.val, n.intern)
+		*(*string)(p) = d.str(f.Bytes, n.intern)
 	case opStruct:
-		return d.message(n.msg, f.val, p)
+		return d.message(n.msg, f.Bytes, p)
 	case opTime:
-		return d.timestamp(n, p, f.val)
+		return d.timestamp(n, p, f.Bytes)
 	case opQuantity:
-		return d.quantity(p, f.val)
+		return d.quantity(p, f.Bytes)
 	case opStringMap:
 		return d.stringMapEntry(n, p, f, rest)
 	case opMap:
 		return d.mapEntry(n, p, f, rest)
 	case opMessage:
-		if err := n.unmarshal(p, f.val); err != nil {
+		if err := n.unmarshal(p, f.Bytes); err != nil {
 			return fmt.Errorf("%w: %v: %w", ErrMalformed, n.typ, err)
 		}
 	}
@@ -269,17 +175,17 @@ func setInt(n *node, p unsafe.Pointer, v uint64) {
 }
 
 // packed decodes a packed repeated scalar into the slice at p.
-func (d *decoder) packed(n *node, p unsafe.Pointer, f field) error {
-	b := f.val
+func (d *decoder) packed(n *node, p unsafe.Pointer, f wire.Field) error {
+	b := f.Bytes
 	items := 0
 	switch n.elem.op {
 	case opFloat:
 		items = len(b) / 8
 	default:
 		for c := b; len(c) > 0; items++ {
-			_, k := uvarint(c)
+			_, k := wire.Uvarint(c)
 			if k <= 0 {
-				return malformed("field %d: bad packed varint", f.num)
+				return malformed("field %d: bad packed varint", f.Num)
 			}
 			c = c[k:]
 		}
@@ -288,15 +194,15 @@ func (d *decoder) packed(n *node, p unsafe.Pointer, f field) error {
 		e := d.appendElem(n, p, items-i)
 		if n.elem.op == opFloat {
 			if len(b) < 8 {
-				return malformed("field %d: truncated packed double", f.num)
+				return malformed("field %d: truncated packed double", f.Num)
 			}
-			if err := d.value(n.elem, e, field{num: f.num, wt: wireFixed64, v: binary.LittleEndian.Uint64(b)}, nil); err != nil {
+			if err := d.value(n.elem, e, wire.Field{Num: f.Num, Type: wire.Fixed64, V: binary.LittleEndian.Uint64(b)}, nil); err != nil {
 				return err
 			}
 			b = b[8:]
 			continue
 		}
-		v, k := uvarint(b)
+		v, k := wire.Uvarint(b)
 		b = b[k:]
 		setInt(n.elem, e, v)
 	}
@@ -361,14 +267,14 @@ func (d *decoder) timestamp(n *node, p unsafe.Pointer, b []byte) error {
 			return err
 		}
 		b = rest
-		if f.wt != wireVarint {
+		if f.Type != wire.Varint {
 			continue
 		}
-		switch f.num {
+		switch f.Num {
 		case 1:
-			sec = int64(f.v)
+			sec = int64(f.V)
 		case 2:
-			nsec = int64(int32(f.v))
+			nsec = int64(int32(f.V))
 		}
 	}
 	if !n.micro {
@@ -386,10 +292,10 @@ func (d *decoder) quantity(p unsafe.Pointer, b []byte) error {
 			return err
 		}
 		b = rest
-		if f.num != 1 || f.wt != wireBytes {
+		if f.Num != 1 || f.Type != wire.Bytes {
 			continue
 		}
-		q, err := resource.ParseQuantity(string(f.val))
+		q, err := resource.ParseQuantity(string(f.Bytes))
 		if err != nil {
 			return fmt.Errorf("%w: quantity: %w", ErrMalformed, err)
 		}
@@ -399,19 +305,19 @@ func (d *decoder) quantity(p unsafe.Pointer, b []byte) error {
 }
 
 // entry reads a map entry's key (field 1) and value field (field 2).
-func entry(b []byte) (key []byte, val field, hasVal bool, err error) {
+func entry(b []byte) (key []byte, val wire.Field, hasVal bool, err error) {
 	for len(b) > 0 {
 		f, rest, err := next(b)
 		if err != nil {
-			return nil, field{}, false, err
+			return nil, wire.Field{}, false, err
 		}
 		b = rest
-		switch f.num {
+		switch f.Num {
 		case 1:
-			if f.wt != wireBytes {
-				return nil, field{}, false, malformed("map key of wire type %d", f.wt)
+			if f.Type != wire.Bytes {
+				return nil, wire.Field{}, false, malformed("map key of wire type %d", f.Type)
 			}
-			key = f.val
+			key = f.Bytes
 		case 2:
 			val, hasVal = f, true
 		}
@@ -421,32 +327,32 @@ func entry(b []byte) (key []byte, val field, hasVal bool, err error) {
 
 // stringMapEntry adds one entry to the map[string]string at p, making the
 // map, sized for every entry of the message, on the first.
-func (d *decoder) stringMapEntry(n *node, p unsafe.Pointer, f field, rest []byte) error {
-	k, v, _, err := entry(f.val)
+func (d *decoder) stringMapEntry(n *node, p unsafe.Pointer, f wire.Field, rest []byte) error {
+	k, v, _, err := entry(f.Bytes)
 	if err != nil {
 		return err
 	}
-	if v.wt != wireBytes && v.num != 0 {
-		return malformed("map value of wire type %d", v.wt)
+	if v.Type != wire.Bytes && v.Num != 0 {
+		return malformed("map value of wire type %d", v.Type)
 	}
 	m := (*map[string]string)(p)
 	if *m == nil {
-		*m = make(map[string]string, 1+count(rest, f.num))
+		*m = make(map[string]string, 1+wire.Count(rest, f.Num))
 	}
-	(*m)[d.str(k, true)] = d.str(v.val, true)
+	(*m)[d.str(k, true)] = d.str(v.Bytes, true)
 	return nil
 }
 
 // mapEntry adds one entry to a map of any other value type, through
 // reflect.
-func (d *decoder) mapEntry(n *node, p unsafe.Pointer, f field, rest []byte) error {
-	k, v, hasVal, err := entry(f.val)
+func (d *decoder) mapEntry(n *node, p unsafe.Pointer, f wire.Field, rest []byte) error {
+	k, v, hasVal, err := entry(f.Bytes)
 	if err != nil {
 		return err
 	}
 	m := reflect.NewAt(n.typ, p).Elem()
 	if m.IsNil() {
-		m.Set(reflect.MakeMapWithSize(n.typ, 1+count(rest, f.num)))
+		m.Set(reflect.MakeMapWithSize(n.typ, 1+wire.Count(rest, f.Num)))
 	}
 	key := reflect.New(n.typ.Key()).Elem()
 	key.SetString(d.str(k, true))

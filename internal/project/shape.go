@@ -3,10 +3,10 @@ package project
 import (
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kinformer/kinformer/internal/wire"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -139,7 +139,7 @@ func (g goShape) field(name string) (shape, uint64, bool) {
 			continue
 		}
 		if jn == name {
-			return newGoShape(f.Type), protoNumber(f), true
+			return newGoShape(f.Type), wire.Number(f), true
 		}
 	}
 	return nil, 0, false
@@ -181,18 +181,4 @@ func jsonName(f reflect.StructField) (string, bool) {
 		name = f.Name
 	}
 	return name, false
-}
-
-// protoNumber returns the field number in f's protobuf tag
-// (`protobuf:"bytes,3,opt,name=spec"` gives 3), or 0.
-func protoNumber(f reflect.StructField) uint64 {
-	parts := strings.Split(f.Tag.Get("protobuf"), ",")
-	if len(parts) < 2 {
-		return 0
-	}
-	n, err := strconv.ParseUint(parts[1], 10, 29)
-	if err != nil {
-		return 0
-	}
-	return n
 }

@@ -61,7 +61,15 @@ faults, for a running up (from another shell, or typed into up):
 `
 
 // run executes one subcommand; it returns when the command is done or ctx is cancelled.
+// -h on a subcommand prints its flags and succeeds.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if err := dispatch(ctx, args, stdout, stderr); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("no command")

@@ -62,6 +62,8 @@ type entryConfig struct {
 	resync     time.Duration
 	transform  toolscache.TransformFunc
 	watchErr   toolscache.WatchErrorHandlerWithContext
+	// ext are the cache's opt-ins (NewCache); nil for none.
+	ext *extensions
 	// prepare, when set, runs on every object before the user's transform
 	// (metadata-only objects get their real kind there).
 	prepare func(client.Object)
@@ -103,15 +105,22 @@ func newTypedEntry[T client.Object](cfg entryConfig, src listwatch.ListerWatcher
 	if cfg.prepare != nil {
 		prepare = func(obj T) (T, error) { cfg.prepare(obj); return obj, nil }
 	}
-	sii, err := clientgo.New(clientgo.Options[T]{Informer: informer.Options[T]{
+	io := informer.Options[T]{
 		Name:         cfg.gvk.String(),
 		Source:       src,
 		ResyncPeriod: resyncPeriod(cfg.resync),
 		Indexers:     cache.Indexers[T]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[T]},
 		Transform:    prepare,
-	}})
+	}
+	if err := extendInformer(cfg, src, &io); err != nil {
+		return nil, err
+	}
+	sii, err := clientgo.New(clientgo.Options[T]{Informer: io})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.ext != nil {
+		trackProgress(cfg.ext.progress, sii.Shared())
 	}
 	if cfg.transform != nil {
 		if err := sii.SetTransform(cfg.transform); err != nil {

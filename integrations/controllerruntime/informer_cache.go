@@ -63,6 +63,8 @@ type tracked struct {
 // informerCache is the cache of one namespace ("" for all) with one
 // configuration: one kinformer informer per kind, made on first use.
 type informerCache struct {
+	// ext are the opt-ins of NewCache; nil for none.
+	ext           *extensions
 	restConfig    *rest.Config
 	httpClient    *http.Client
 	scheme        *runtime.Scheme
@@ -90,8 +92,9 @@ type informerCache struct {
 	wg sync.WaitGroup
 }
 
-func newInformerCache(cfg *rest.Config, opts crcache.Options, config crcache.Config, namespace string) *informerCache {
+func newInformerCache(cfg *rest.Config, opts cacheOptions, config crcache.Config, namespace string) *informerCache {
 	return &informerCache{
+		ext:           opts.ext,
 		restConfig:    cfg,
 		httpClient:    opts.HTTPClient,
 		scheme:        opts.Scheme,
@@ -140,6 +143,7 @@ func (c *informerCache) lookupOrAdd(gvk schema.GroupVersionKind, obj runtime.Obj
 	}
 	namespaced := mapping.Scope.Name() == apimeta.RESTScopeNameNamespace
 	ec := entryConfig{
+		ext:        c.ext,
 		restConfig: c.restConfig,
 		httpClient: c.httpClient,
 		gvk:        gvk,

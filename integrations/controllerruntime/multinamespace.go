@@ -29,7 +29,7 @@ type multiNamespaceCache struct {
 	cluster *informerCache // nil: cluster-scoped kinds are not cached
 }
 
-func newMultiNamespaceCache(cfg *rest.Config, opts crcache.Options, namespaces map[string]crcache.Config, global *crcache.Config) *multiNamespaceCache {
+func newMultiNamespaceCache(cfg *rest.Config, opts cacheOptions, namespaces map[string]crcache.Config, global *crcache.Config) *multiNamespaceCache {
 	m := &multiNamespaceCache{scheme: opts.Scheme, mapper: opts.Mapper, byNS: map[string]*informerCache{}}
 	for ns, c := range namespaces {
 		m.byNS[ns] = newInformerCache(cfg, opts, c, ns)

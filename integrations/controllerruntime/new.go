@@ -31,12 +31,18 @@ import (
 // when set, makes every informer of the cache, as in controller-runtime:
 // kinformer's informers are then not used (see the package doc).
 func New(cfg *rest.Config, opts crcache.Options) (crcache.Cache, error) {
-	opts, err := defaults(cfg, opts)
+	return newCache(cfg, opts, nil)
+}
+
+// newCache is New with the opt-ins ext of NewCache (nil for none).
+func newCache(cfg *rest.Config, crOpts crcache.Options, ext *extensions) (crcache.Cache, error) {
+	resolved, err := defaults(cfg, crOpts)
 	if err != nil {
 		return nil, err
 	}
+	opts := cacheOptions{Options: resolved, ext: ext}
 	var defaultCache crcache.Cache
-	globals := globalConfig(opts)
+	globals := globalConfig(opts.Options)
 	if len(opts.DefaultNamespaces) > 0 {
 		defaultCache = newMultiNamespaceCache(cfg, opts, opts.DefaultNamespaces, &globals)
 	} else {

@@ -78,20 +78,20 @@ func (v *View[F]) SetOwnerReferences(r []metav1.OwnerReference) { v.OwnerReferen
 
 // The metadata a View does not hold: read as empty, set to nothing.
 
-func (v *View[F]) GetGenerateName() string                              { return "" }
-func (v *View[F]) SetGenerateName(string)                               {}
-func (v *View[F]) GetSelfLink() string                                  { return "" }
-func (v *View[F]) SetSelfLink(string)                                   {}
-func (v *View[F]) GetCreationTimestamp() metav1.Time                    { return metav1.Time{} }
-func (v *View[F]) SetCreationTimestamp(metav1.Time)                     {}
-func (v *View[F]) GetDeletionGracePeriodSeconds() *int64                { return nil }
-func (v *View[F]) SetDeletionGracePeriodSeconds(*int64)                 {}
-func (v *View[F]) GetAnnotations() map[string]string                    { return nil }
-func (v *View[F]) SetAnnotations(map[string]string)                     {}
-func (v *View[F]) GetFinalizers() []string                              { return nil }
-func (v *View[F]) SetFinalizers([]string)                               {}
-func (v *View[F]) GetManagedFields() []metav1.ManagedFieldsEntry        { return nil }
-func (v *View[F]) SetManagedFields([]metav1.ManagedFieldsEntry)         {}
+func (v *View[F]) GetGenerateName() string                       { return "" }
+func (v *View[F]) SetGenerateName(string)                        {}
+func (v *View[F]) GetSelfLink() string                           { return "" }
+func (v *View[F]) SetSelfLink(string)                            {}
+func (v *View[F]) GetCreationTimestamp() metav1.Time             { return metav1.Time{} }
+func (v *View[F]) SetCreationTimestamp(metav1.Time)              {}
+func (v *View[F]) GetDeletionGracePeriodSeconds() *int64         { return nil }
+func (v *View[F]) SetDeletionGracePeriodSeconds(*int64)          {}
+func (v *View[F]) GetAnnotations() map[string]string             { return nil }
+func (v *View[F]) SetAnnotations(map[string]string)              {}
+func (v *View[F]) GetFinalizers() []string                       { return nil }
+func (v *View[F]) SetFinalizers([]string)                        {}
+func (v *View[F]) GetManagedFields() []metav1.ManagedFieldsEntry { return nil }
+func (v *View[F]) SetManagedFields([]metav1.ManagedFieldsEntry)  {}
 
 // ViewList is the list of a view type V, for List:
 //

@@ -391,6 +391,40 @@ func TestConformanceWatchErrorHandler(t *testing.T) {
 			}
 		})
 	})
+	t.Run("refused streaming list falls back silently", func(t *testing.T) {
+		conform(t, func(t *testing.T, e *env) {
+			// A server without streaming lists (before 1.34, or the
+			// WatchList gate off) refuses sendInitialEvents.
+			src, err := fake.New(fake.Options[*corev1.ConfigMap]{StreamingListUnsupported: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.src = src
+			e.create("a")
+			e.build(0, nil)
+			log := &errorLog{}
+			if err := e.inf.SetWatchErrorHandler(log.handle); err != nil {
+				t.Fatal(err)
+			}
+			e.run()
+			e.settle()
+			refused := 0
+			for _, w := range src.WatchCalls() {
+				if w.SendInitialEvents {
+					refused++
+				}
+			}
+			if e.impl.name == "kinformer" && refused == 0 {
+				t.Fatal("no streaming list asked for: nothing tested")
+			}
+			if errs := log.take(); len(errs) != 0 {
+				t.Errorf("watch error handler told %v after %d refused streaming lists", errs, refused)
+			}
+			if !e.inf.HasSynced() || len(e.inf.GetStore().List()) != 1 {
+				t.Errorf("synced %v with %d objects, want synced with 1", e.inf.HasSynced(), len(e.inf.GetStore().List()))
+			}
+		})
+	})
 	t.Run("expired watch relists silently", func(t *testing.T) {
 		conform(t, func(t *testing.T, e *env) {
 			e.create("a")

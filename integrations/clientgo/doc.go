@@ -33,6 +33,9 @@
 //     informer has none.
 //   - GetIndexer and GetStore return a read-only client-go Indexer over the
 //     informer's cache, with its indexes; AddIndexers adds indexes.
+//   - A server that refuses streaming lists (before Kubernetes 1.34, or with
+//     the WatchList gate off) is listed from instead, and the watch error
+//     handler is not told: client-go does the same.
 //
 // # The cache is read-only
 //

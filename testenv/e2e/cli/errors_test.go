@@ -36,7 +36,7 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 		want []string
 	}{
 		{"no cluster configured", []string{"HOME=" + home}, []string{"get", "pods"},
-			[]string{"error: no cluster configured", "--kubeconfig", "make demo"}},
+			[]string{"error: no cluster configured", "--kubeconfig", "cd testenv && go run ./cmd/controlplane up"}},
 		{"missing kubeconfig file", nil, []string{"get", "pods", "--kubeconfig", filepath.Join(home, "nope")},
 			[]string{"error: cannot read the kubeconfig file given by --kubeconfig"}},
 		{"unknown resource", []string{"KUBECONFIG=" + env.KubeconfigPath()}, []string{"get", "flurbs"},

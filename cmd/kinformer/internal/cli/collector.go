@@ -31,6 +31,11 @@ type informerCounters struct {
 	lastRV, queueDepth, objects                      gauge
 	backlog                                          gauge
 	merged, panics                                   counter
+	// stalls counts the streams the reflector gave up for going silent
+	// (reflector.ErrInitialEventsTimeout, ErrWatchStalled), as the
+	// informer's error handler hears of them: failures and their retries
+	// are not stalls.
+	stalls counter
 	// shard is set when the informer's source filters a shard (--shard).
 	shard *shardCounters
 	// ckpt are the instruments of the informer's checkpoint

@@ -117,7 +117,9 @@ func explain(err error, host, resource string) error {
 	case errors.Is(err, kube.ErrNoConfig):
 		return kindError(ErrNoCluster, err,
 			"no cluster configured: kinformer looked for --kubeconfig, $KUBECONFIG, ~/.kube/config and an in-cluster service account, and found none.\n"+
-				"Point --kubeconfig (or $KUBECONFIG) at a kubeconfig file, or run `make demo` in the kinformer repository for a local control plane.")
+				"Point --kubeconfig (or $KUBECONFIG) at a kubeconfig file. For a local control plane, in a clone of the kinformer repository run\n"+
+				"  cd testenv && go run ./cmd/controlplane up\n"+
+				"and, in another shell, the export KUBECONFIG=... line it prints.")
 	case apierrors.IsBadRequest(err) && strings.Contains(serverMessage(err), "field label"):
 		// The server checks field selectors per resource: a selector that
 		// parses may still name a field the resource cannot be selected by.

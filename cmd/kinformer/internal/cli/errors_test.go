@@ -31,7 +31,7 @@ func TestExplainTurnsFailuresIntoActionableErrors(t *testing.T) {
 		want []string
 	}{
 		{"no config", fmt.Errorf("kube: %w (tried [~/.kube/config])", kube.ErrNoConfig), ErrNoCluster,
-			[]string{"no cluster configured", "--kubeconfig", "make demo"}},
+			[]string{"no cluster configured", "--kubeconfig", "cd testenv && go run ./cmd/controlplane up", "export KUBECONFIG"}},
 		{"unknown", fmt.Errorf("kube: resource %q: %w", "flurbs", &meta.NoResourceMatchError{PartialResource: schema.GroupVersionResource{Resource: "flurbs"}}), ErrUnknownResource,
 			[]string{`no resource type "po"`, "short name"}},
 		{"forbidden", apierrors.NewForbidden(pods, "", errors.New(`User "bob" cannot list resource "pods"`)), ErrForbidden,

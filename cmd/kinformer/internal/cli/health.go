@@ -44,7 +44,9 @@ type health struct {
 	// remindEvery how long after that the one after comes (doubling).
 	remindAt    time.Time
 	remindEvery time.Duration
-	informers   map[string]*informerHealth
+	// upAt is when the last outage ended.
+	upAt      time.Time
+	informers map[string]*informerHealth
 	// notes is the log, oldest first, at most maxNotes long.
 	notes []note
 
@@ -84,6 +86,10 @@ type informerHealth struct {
 	// waiting: the server was back before this informer's next try, and a
 	// note said when that try would be; the try deserves a note too.
 	waiting bool
+	// gone: the server answers 404 for the resource type (its definition
+	// was deleted), since goneSince.
+	gone      bool
+	goneSince time.Time
 }
 
 // noteKind is what a note says.
@@ -98,6 +104,8 @@ const (
 	noteRecovered                 // name works again, after d
 	noteWarning                   // name reported text once (skipped object, handler panic)
 	noteResumed                   // name watches again after an outage, without a relist
+	noteGone                      // name's resource type is no longer served (404)
+	noteBack                      // name's resource type is served again; n objects listed
 )
 
 // note is one entry of the log.
@@ -195,11 +203,25 @@ func (h *health) failure(name string, err error) {
 		// shutting down then refuses connections.
 		h.downCause = f.text
 	case failExpired:
+		// A server that was away in the last minute restarted with a new
+		// watch cache, which starts at the current version.
+		restarted := h.down || ih.outage || (!h.upAt.IsZero() && now.Sub(h.upAt) < recentNotes)
 		h.answeredLocked(now)
 		ih.failing = false
 		if !ih.relist {
 			ih.relist, ih.relistSince = true, now
-			h.addLocked(note{at: now, kind: noteExpired, name: name})
+			n := note{at: now, kind: noteExpired, name: name}
+			if restarted {
+				n.text = "restarted"
+			}
+			h.addLocked(n)
+		}
+	case failGone:
+		h.answeredLocked(now)
+		ih.failing = false
+		if !ih.gone {
+			ih.gone, ih.goneSince = true, now
+			h.addLocked(note{at: now, kind: noteGone, name: name})
 		}
 	default:
 		if f.answered {
@@ -216,7 +238,7 @@ func (h *health) failure(name string, err error) {
 // only a running server gives), which ends an outage.
 func (h *health) answeredLocked(now time.Time) {
 	if h.down {
-		h.down = false
+		h.down, h.upAt = false, now
 		h.addLocked(note{at: now, kind: noteUp, d: now.Sub(h.downSince)})
 	}
 }
@@ -255,10 +277,13 @@ func (h *health) listed(name string, n int) {
 	h.answeredLocked(now)
 	ih := h.informerLocked(name)
 	h.recoveredLocked(name, ih, now)
-	if ih.relist || ih.outage {
+	switch {
+	case ih.gone:
+		h.addLocked(note{at: now, kind: noteBack, name: name, n: n})
+	case ih.relist || ih.outage:
 		h.addLocked(note{at: now, kind: noteResynced, name: name, n: n})
-		ih.relist, ih.outage, ih.waiting = false, false, false
 	}
+	ih.gone, ih.relist, ih.outage, ih.waiting = false, false, false, false
 }
 
 func (h *health) recoveredLocked(name string, ih *informerHealth, now time.Time) {
@@ -313,7 +338,20 @@ func (h *health) renderLocked(n note, now time.Time) (text string, ok bool) {
 		} else {
 			when = strings.TrimPrefix(when, "next try ")
 		}
-		return fmt.Sprintf("%s: the server no longer has the version the cache was at (410 Gone); relisting %s", n.name, when), true
+		if n.text == "restarted" {
+			return fmt.Sprintf("%s: the apiserver restarted and no longer has the cache's version; relisting %s", n.name, when), true
+		}
+		return fmt.Sprintf("%s: the server no longer has the cache's version (it compacted its history, or restarted); relisting %s", n.name, when), true
+	case noteGone:
+		ih := h.informers[n.name]
+		if !ih.gone || !ih.goneSince.Equal(n.at) {
+			return "", false // back already
+		}
+		when := h.nextTryLocked(now, n.at, n.name)
+		when = strings.Replace(when, "next try in", "retrying in", 1)
+		return fmt.Sprintf("%s: the server no longer has the resource type %q (was it deleted?); the cache keeps what it had, %s", n.name, typeOf(n.name), when), true
+	case noteBack:
+		return fmt.Sprintf("%s: the resource type is back, cache resynced, %s", n.name, plural(n.n, "object")), true
 	case noteResynced:
 		return fmt.Sprintf("%s: cache resynced, %s", n.name, plural(n.n, "object")), true
 	case noteResumed:
@@ -408,7 +446,7 @@ func (h *health) statusLines() []string {
 	var recent []string
 	for _, n := range h.notes {
 		switch n.kind {
-		case noteUp, noteResynced, noteRecovered, noteWarning, noteResumed:
+		case noteUp, noteResynced, noteRecovered, noteWarning, noteResumed, noteBack:
 		default:
 			continue
 		}
@@ -419,11 +457,9 @@ func (h *health) statusLines() []string {
 			recent = append(recent, clockTime(n.at)+" "+t)
 		}
 	}
-	recent = mergeNames(recent)
-	if len(recent) > 3 {
-		recent = recent[len(recent)-3:]
-	}
-	return append(out, recent...)
+	// All of the last minute's: the view keeps as many as its height
+	// allows (statsScreen).
+	return append(out, mergeNames(recent)...)
 }
 
 // conditions is what holds now: an outage, caches relisting, informers
@@ -446,6 +482,9 @@ func (h *health) conditionsLocked(now time.Time) []string {
 		switch {
 		case ih.outage && !h.down && ih.nextTry.After(now):
 			conditions = append(conditions, fmt.Sprintf("%s: in back-off from the outage · %s", name, h.nextTryLocked(now, time.Time{}, name)))
+		case ih.gone:
+			conditions = append(conditions, fmt.Sprintf("%s: resource type %q gone since %s · %s", name, typeOf(name),
+				clockTime(ih.goneSince), h.nextTryLocked(now, ih.goneSince, name)))
 		case ih.relist:
 			when := h.nextTryLocked(now, ih.relistSince, name)
 			if when == "retrying" {
@@ -453,7 +492,7 @@ func (h *health) conditionsLocked(now time.Time) []string {
 			} else {
 				when = "relisting " + strings.TrimPrefix(when, "next try ")
 			}
-			conditions = append(conditions, fmt.Sprintf("%s: resource version expired (410) · %s", name, when))
+			conditions = append(conditions, fmt.Sprintf("%s: the server no longer has the cache's version · %s", name, when))
 		case ih.failing && now.Sub(ih.failSince) >= failGrace:
 			ih.announced = true
 			conditions = append(conditions, fmt.Sprintf("%s: %s failing since %s: %s · %s", name, ih.failPhase,
@@ -539,6 +578,13 @@ func (h *health) run(ctx context.Context) {
 			h.print()
 		}
 	}
+}
+
+// typeOf is the resource type of an informer's name ("gizmos.example.com"
+// of "gizmos.example.com -n web"), as informerName writes it.
+func typeOf(name string) string {
+	t, _, _ := strings.Cut(name, " ")
+	return t
 }
 
 // clockTime is t as a person reads it on a clock: 19:02:11.

@@ -20,6 +20,7 @@ const (
 	failUnreachable                    // nothing answered, or the server is not ready
 	failExpired                        // 410 Gone: relist
 	failWarning                        // one object or one handler call; nothing stopped
+	failGone                           // 404: the server no longer has the resource type
 )
 
 type failure struct {
@@ -48,6 +49,11 @@ func classifyFailure(err error) failure {
 		f.kind, f.text = failWarning, innerMessage(err)
 	case errors.Is(err, listwatch.ErrExpired):
 		f.kind = failExpired
+	case apierrors.IsNotFound(err):
+		// A list or watch of a collection finds nothing at its path: the
+		// type is gone (a custom resource's definition deleted), as kubectl
+		// says of a type the server does not have.
+		f.kind, f.answered = failGone, true
 	case errors.Is(err, listwatch.ErrUnavailable), unreachable(err):
 		f.kind, f.text = failUnreachable, unreachableCause(err)
 	default:

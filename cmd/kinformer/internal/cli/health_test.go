@@ -106,13 +106,13 @@ func TestHealthSaysOnceThatTheServerIsUnreachableThenThatItCameBack(t *testing.T
 	h.backoff("configmaps", 52*time.Second)
 	want := []string{
 		"19:04:49 reconnected to https://127.0.0.1:6443 after 2m38s",
-		"19:04:49 pods, configmaps: the server no longer has the version the cache was at (410 Gone); relisting in 52s, at 19:05:41",
+		"19:04:49 pods, configmaps: the apiserver restarted and no longer has the cache's version; relisting in 52s, at 19:05:41",
 	}
 	if got := h.takeNotes(); !slices.Equal(got, want) {
 		t.Errorf("recovery said\n%q\nwant\n%q", got, want)
 	}
 	if got, want := h.statusLines(), []string{
-		"configmaps, pods: resource version expired (410) · relisting in 52s, at 19:05:41",
+		"configmaps, pods: the server no longer has the cache's version · relisting in 52s, at 19:05:41",
 		"19:04:49 reconnected to https://127.0.0.1:6443 after 2m38s",
 	}; !slices.Equal(got, want) {
 		t.Errorf("status\n%q\nwant\n%q", got, want)

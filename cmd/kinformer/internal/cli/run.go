@@ -156,6 +156,9 @@ func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], 
 				if opts.ctxErr() != nil {
 					return
 				}
+				if errors.Is(err, reflector.ErrInitialEventsTimeout) || errors.Is(err, reflector.ErrWatchStalled) {
+					l.counters.stalls.Inc()
+				}
 				if !l.synced() && fatalBeforeSync(err) {
 					select {
 					case l.fatal <- err:

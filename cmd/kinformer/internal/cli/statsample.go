@@ -23,9 +23,12 @@ type statSample struct {
 	listRate      float64
 	eta           time.Duration
 	etaKnown      bool
-	// fallbacks counts streaming lists given up for paged ones, restarts
-	// watches restarted because they had stalled.
+	// fallbacks counts streaming lists given up for paged ones (failed or
+	// stalled), restarts watches restarted because they had stalled;
+	// stalls the streams given up for going silent (the STALLS column):
+	// streaming lists whose end bookmark never came, and restarts.
 	fallbacks, restarts int
+	stalls              int64
 	// Events received on watches since the start, and per second over the
 	// last interval.
 	added, modified, deleted          int64
@@ -128,6 +131,7 @@ func (s *statsSampler[T]) sample(now time.Time) statsFrame {
 			total:     max(pr.Expected, 0),
 			fallbacks: pr.Fallbacks,
 			restarts:  pr.StalledWatches,
+			stalls:    c.stalls.value(),
 			added:     c.added.value(),
 			modified:  c.modified.value(),
 			deleted:   c.deleted.value(),
@@ -188,7 +192,7 @@ func validStatsOutput(o string) error {
 // formatStatsLine is the plain, parseable form of a sample: space-separated
 // key=value pairs, the same keys on every line, the resource first.
 //
-//	resource=pods namespace=* objects=150 synced=true sync=84ms added/s=2.0 modified/s=4.0 deleted/s=2.0 added=120 modified=240 deleted=118 backlog=0 merged=0 rv=4711 lists=1 watches=1 errors=0 fallbacks=0 restarts=0 shard=- dropped=0 checkpoint=- heap=14.2MiB
+//	resource=pods namespace=* objects=150 synced=true sync=84ms added/s=2.0 modified/s=4.0 deleted/s=2.0 added=120 modified=240 deleted=118 backlog=0 merged=0 rv=4711 lists=1 watches=1 errors=0 fallbacks=0 restarts=0 stalls=0 shard=- dropped=0 checkpoint=- heap=14.2MiB
 //
 // shard is the --shard filter's mode: server, client, probing, or "-"
 // without --shard; dropped counts what a client-side filter dropped.
@@ -215,10 +219,10 @@ func formatStatsLine(s statSample, p processSample) string {
 	if s.ckpt != nil {
 		ckpt = s.ckpt.String()
 	}
-	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d fallbacks=%d restarts=%d shard=%s dropped=%d checkpoint=%s heap=%s",
+	return fmt.Sprintf("resource=%s namespace=%s objects=%d synced=%t sync=%s added/s=%.1f modified/s=%.1f deleted/s=%.1f added=%d modified=%d deleted=%d backlog=%d merged=%d rv=%s lists=%d watches=%d errors=%d fallbacks=%d restarts=%d stalls=%d shard=%s dropped=%d checkpoint=%s heap=%s",
 		s.resource, ns, s.objects, s.synced, sync, s.addRate, s.modifyRate, s.deleteRate,
 		s.added, s.modified, s.deleted, s.backlog, s.merged, rv, s.lists, s.watches, s.errEvents,
-		s.fallbacks, s.restarts, mode, s.dropped, ckpt, bytesIEC(p.heapBytes))
+		s.fallbacks, s.restarts, s.stalls, mode, s.dropped, ckpt, bytesIEC(p.heapBytes))
 }
 
 // statsJSON is the -o json form of a sample, one object per line.
@@ -236,6 +240,7 @@ type statsJSON struct {
 	ETASeconds      float64 `json:"etaSeconds,omitempty"`
 	Fallbacks       int     `json:"fallbacks"`
 	Restarts        int     `json:"restarts"`
+	Stalls          int64   `json:"stalls"`
 	AddedPerSec     float64 `json:"addedPerSecond"`
 	ModifiedPerSec  float64 `json:"modifiedPerSecond"`
 	DeletedPerSec   float64 `json:"deletedPerSecond"`
@@ -276,7 +281,7 @@ func formatStatsJSON(at time.Time, s statSample, p processSample) string {
 		AddedPerSec: s.addRate, ModifiedPerSec: s.modifyRate, DeletedPerSec: s.deleteRate,
 		Added: s.added, Modified: s.modified, Deleted: s.deleted, Backlog: s.backlog, Merged: s.merged,
 		ResourceVersion: s.rv, Lists: s.lists, Watches: s.watches, Errors: s.errEvents, HeapBytes: p.heapBytes,
-		Fallbacks: s.fallbacks, Restarts: s.restarts, Shard: s.shard, Dropped: s.dropped,
+		Fallbacks: s.fallbacks, Restarts: s.restarts, Stalls: s.stalls, Shard: s.shard, Dropped: s.dropped,
 	}
 	if c := s.ckpt; c != nil {
 		j.Checkpoint = &checkpointJSON{Loaded: c.loaded, LoadedObjects: c.objects, AgeSeconds: c.age.Seconds(),

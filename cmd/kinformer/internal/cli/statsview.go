@@ -143,10 +143,11 @@ var statsColumns = []statsColumn{
 	{"LISTS", func(s statSample) string { return fmt.Sprint(s.lists) }},
 	{"WATCHES", func(s statSample) string { return fmt.Sprint(s.watches) }},
 	{"ERRORS", func(s statSample) string { return fmt.Sprint(s.errEvents) }},
-	// STALLS counts streams given up: streaming lists whose end bookmark
-	// never came (fell back to paged) and watches restarted after going
-	// silent. The health notes say which, when each happens.
-	{"STALLS", func(s statSample) string { return fmt.Sprint(s.fallbacks + s.restarts) }},
+	// STALLS counts streams given up for going silent: streaming lists
+	// whose end bookmark never came (fell back to paged) and watches
+	// restarted. Failed requests and their retries are ERRORS, not stalls.
+	// The health notes say which, when each happens.
+	{"STALLS", func(s statSample) string { return fmt.Sprint(s.stalls) }},
 	// SHARD says who filters the --shard ranges: the server (only the
 	// shard crosses the wire) or kinformer (everything crosses it, what is
 	// outside is dropped before the cache). Shown only with --shard.

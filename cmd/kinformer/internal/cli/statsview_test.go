@@ -82,7 +82,7 @@ func TestFitProgressLineUsesTheTerminalsWidth(t *testing.T) {
 func TestStatsLineIsParseable(t *testing.T) {
 	s := statSample{name: "pods -n web", resource: "pods", namespace: "web", objects: 150, synced: true, syncTime: 84 * time.Millisecond,
 		added: 120, modified: 240, deleted: 118, addRate: 2, modifyRate: 4.25, deleteRate: 2,
-		backlog: 3, merged: 7, rv: "4711", lists: 1, watches: 2, fallbacks: 1, restarts: 2}
+		backlog: 3, merged: 7, rv: "4711", lists: 1, watches: 2, fallbacks: 1, restarts: 2, stalls: 3}
 	line := formatStatsLine(s, processSample{heapBytes: 15 << 20})
 	kv := map[string]string{}
 	for _, f := range strings.Fields(line) {
@@ -95,7 +95,7 @@ func TestStatsLineIsParseable(t *testing.T) {
 	want := map[string]string{"resource": "pods", "namespace": "web", "objects": "150", "synced": "true", "sync": "84ms",
 		"added/s": "2.0", "modified/s": "4.2", "deleted/s": "2.0", "added": "120", "modified": "240", "deleted": "118",
 		"backlog": "3", "merged": "7", "rv": "4711", "lists": "1", "watches": "2", "errors": "0", "heap": "15.0MiB",
-		"fallbacks": "1", "restarts": "2"}
+		"fallbacks": "1", "restarts": "2", "stalls": "3"}
 	for k, v := range want {
 		if kv[k] != v {
 			t.Errorf("%s=%q, want %q (line %q)", k, kv[k], v, line)
@@ -284,7 +284,7 @@ func TestStatsViewOn80Columns(t *testing.T) {
 	v.draw(demoFrame(clock.now(), 3), h.statusLines())
 	checkScreen(t, term, width, narrow, names)
 	text = flat(term)
-	for _, want := range []string{"reconnected to https://127.0.0.1:6443 after 48s", "configmaps: resource version expired (410) · relisting in 52s, at 19:03:51"} {
+	for _, want := range []string{"reconnected to https://127.0.0.1:6443 after 48s", "configmaps: the server no longer has the cache's version · relisting in 52s, at 19:03:51"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("screen lacks %q:\n%s", want, text)
 		}
@@ -466,5 +466,20 @@ func TestStatsShowsTheSyncsRateAndETA(t *testing.T) {
 	}
 	if j["listedPerSecond"] != 2000.0 || j["total"] != 10000.0 || j["etaSeconds"] != 3.0 {
 		t.Errorf("json %v, want listedPerSecond 2000, total 10000, etaSeconds 3", j)
+	}
+}
+
+// STALLS counts streams given up for going silent, not the streaming
+// lists that failed and fell back while a resource type was gone.
+func TestStatsStallsColumnCountsSilentStreamsOnly(t *testing.T) {
+	s := statSample{name: "gizmos.gone.kinformer.dev", resource: "gizmos.gone.kinformer.dev", fallbacks: 7, errEvents: 14}
+	lines := statsScreen(statsFrame{at: testNow, informers: []statSample{s}}, nil, true, 0, 0)
+	header, row := strings.Fields(lines[0]), strings.Fields(lines[1])
+	i := slices.Index(header, "STALLS")
+	if i < 0 || len(row) != len(header) {
+		t.Fatalf("header %q, row %q", lines[0], lines[1])
+	}
+	if row[i] != "0" {
+		t.Errorf("STALLS %s for 7 failed streaming lists, want 0", row[i])
 	}
 }

@@ -96,7 +96,7 @@ func RunShards(ctx context.Context, streams Streams, global *GlobalOptions, opts
 	fmt.Fprintln(tw, "RESOURCE\tRANGE\tSTART\tEND\tOBJECTS\tFILTERED")
 	spreads := make([]spread, 0, len(s.targets))
 	for _, t := range s.targets {
-		sp := spread{resource: t.res.GVR.Resource, counts: make([]int, 0, opts.Split)}
+		sp := spread{resource: resourceName(t), counts: make([]int, 0, opts.Split)}
 		for i, r := range shard.Split(opts.Split) {
 			set, err := shard.NewSet(field, r)
 			if err != nil {
@@ -110,7 +110,7 @@ func RunShards(ctx context.Context, streams Streams, global *GlobalOptions, opts
 			if !serverSide {
 				by = "by kinformer (the server sent every object)"
 			}
-			fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%d\t%s\n", t.res.GVR.Resource, i, opts.Split,
+			fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%d\t%s\n", sp.resource, i, opts.Split,
 				hexStart(r), hexEnd(r), n, by)
 			sp.counts = append(sp.counts, n)
 		}

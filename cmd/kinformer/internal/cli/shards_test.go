@@ -11,8 +11,10 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/shard"
 	"github.com/kinformer/kinformer/shard/replicas"
 )
@@ -189,5 +191,26 @@ func TestShardsLogsNothingPerRange(t *testing.T) {
 	}
 	if logs.Len() != 0 {
 		t.Errorf("shards --split 5 logged:\n%s", logs.String())
+	}
+}
+
+// shards names a resource of a group as get, watch and stats do:
+// deployments.apps, not deployments.
+func TestShardsNamesResourcesAsGetDoes(t *testing.T) {
+	global := fakeCluster(t, metadataList([]string{"a", "b"}, []types.UID{"u1", "u2"}))
+	global.AllNamespaces = true
+	var out bytes.Buffer
+	if err := RunShards(t.Context(), Streams{Out: &out}, global, ShardsOptions{Split: 2, By: "uid"}, []string{"deploy"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "deployments.apps"
+	if got := informerName(target{res: kube.Resource{GVR: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}}}); got != want {
+		t.Fatalf("get, watch and stats name deployments %q, want %q", got, want)
+	}
+	flat := strings.Join(strings.Fields(out.String()), " ")
+	for _, w := range []string{want + " 0/2 ", want + " 1/2 ", want + ": 2 objects over 2 ranges"} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("missing %q in:\n%s", w, out.String())
+		}
 	}
 }

@@ -352,3 +352,41 @@ func TestCrashOnHandlerPanicCrashesTheProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoAdaptersOfOneInformerShareHandles: two adapters presenting the same
+// kinformer informer (Options.Shared) are one informer to client-go code: a
+// handle added through one is removed through the other.
+func TestTwoAdaptersOfOneInformerShareHandles(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, "a")
+		shared, err := informer.NewShared(informer.Options[*corev1.ConfigMap]{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := New(Options[*corev1.ConfigMap]{Shared: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := New(Options[*corev1.ConfigMap]{Shared: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{}
+		reg, err := a.AddEventHandler(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := run(a)
+		defer stop()
+		synctest.Wait()
+		rec.take()
+		if err := b.RemoveEventHandler(reg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "b"}}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		assertEvents(t, "handler removed through the other adapter", rec.take())
+	})
+}

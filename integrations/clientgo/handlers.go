@@ -37,7 +37,7 @@ func (s *SharedIndexInformer[T]) AddEventHandlerWithOptions(handler toolscache.R
 		return nil, fmt.Errorf("informer %s: nil handler", s.inf.Name())
 	}
 	period := s.resyncPeriod(options.ResyncPeriod)
-	r := &registration[T]{owner: s, handler: handler, keyFunc: s.keyFunc, shutdown: make(chan struct{})}
+	r := &registration[T]{owner: s.inf, handler: handler, keyFunc: s.keyFunc, shutdown: make(chan struct{})}
 	if s.crash {
 		r.crash = &crashing{logger: klog.Background()}
 		if options.Logger != nil {
@@ -89,14 +89,15 @@ func (e *notAddedError) Unwrap() error { return e.err }
 // RemoveEventHandler stops delivering to the handler of handle: no call starts
 // after it returns, and notifications still pending are dropped. As in
 // client-go, removing a handle twice returns nil, and so does a handle
-// another adapter informer made, which is left untouched; a handle of any
+// another informer made, which is left untouched (an adapter presenting the
+// same kinformer informer, Options.Shared, removes it); a handle of any
 // other kind is an error.
 func (s *SharedIndexInformer[T]) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
 	r, ok := handle.(*registration[T])
 	if !ok || r.reg == nil {
 		return fmt.Errorf("informer %s: RemoveEventHandler: handle %T was not made by this informer", s.inf.Name(), handle)
 	}
-	if r.owner != s {
+	if r.owner != s.inf {
 		return nil // another informer's: not registered here
 	}
 	if !r.remove() {
@@ -111,8 +112,9 @@ func (s *SharedIndexInformer[T]) RemoveEventHandler(handle toolscache.ResourceEv
 // registration is both the kinformer handler and the client-go registration
 // handle of one client-go handler.
 type registration[T cache.Object] struct {
-	// owner is the informer the handler was added to.
-	owner   *SharedIndexInformer[T]
+	// owner is the kinformer informer the handler was added to (several
+	// adapters may present one informer made elsewhere: Options.Shared).
+	owner   *informer.Shared[T]
 	handler toolscache.ResourceEventHandler
 	keyFunc cache.KeyFunc[T]
 	// reg is set once AddHandler has returned, before the handle is handed

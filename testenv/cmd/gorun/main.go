@@ -13,7 +13,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +40,30 @@ func main() {
 		}
 	}
 	os.Exit(code)
+}
+
+// binDir is where the binary of pkg is kept between runs: a directory of the user's cache
+// named after the working directory and pkg, where the go command finds the last build
+// and, when nothing changed, neither compiles nor links again (linking the demo takes
+// longer than everything else a warm run does). Without a cache directory it is a
+// temporary directory that cleanup removes.
+func binDir(pkg string) (dir string, cleanup func(), err error) {
+	wd, err := os.Getwd()
+	if err == nil {
+		var cache string
+		if cache, err = os.UserCacheDir(); err == nil {
+			sum := sha256.Sum256([]byte(wd + "\x00" + pkg))
+			dir = filepath.Join(cache, "kinformer", "gorun", hex.EncodeToString(sum[:8]))
+			if err = os.MkdirAll(dir, 0o755); err == nil {
+				return dir, func() {}, nil
+			}
+		}
+	}
+	dir, err = os.MkdirTemp("", "kinformer-gorun-")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // run compiles args[0] and runs it with args[1:], returning its exit status.
@@ -68,21 +95,39 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) 
 		}
 	}()
 
-	dir, err := os.MkdirTemp("", "kinformer-gorun-")
+	dir, cleanup, err := binDir(pkg)
 	if err != nil {
 		return 1, err
 	}
-	defer os.RemoveAll(dir)
+	defer cleanup()
 	bin := filepath.Join(dir, filepath.Base(pkg))
+	_, statErr := os.Stat(bin)
+	kept := statErr == nil
 	m := goprogress.New(stderr, goprogress.Options{Label: "compiling " + pkg})
-	build := exec.CommandContext(ctx, "go", "build", "-v", "-o", bin, pkg)
-	build.Stdout = stderr
-	err = goprogress.Run(ctx, build, m)
+	// The dependencies, counted first, are the total the progress shows; on a machine
+	// that never built them this is also where the modules are downloaded.
+	var deps bytes.Buffer
+	list := exec.CommandContext(ctx, "go", "list", "-deps", pkg)
+	list.Stdout = &deps
+	err = goprogress.Run(ctx, list, m)
+	if err == nil {
+		m.SetTotal(bytes.Count(deps.Bytes(), []byte("\n")))
+		build := exec.CommandContext(ctx, "go", "build", "-v", "-o", bin, pkg)
+		build.Stdout = stderr
+		err = goprogress.Run(ctx, build, m)
+	}
 	close(building)
 	if err != nil {
 		return 1, fmt.Errorf("compiling %s: %w", pkg, err)
 	}
-	m.Done("compiled")
+	switch {
+	case m.Compiled() > 0:
+		m.Done("compiled")
+	case kept:
+		m.Done("up to date") // the go command found the kept binary current
+	default:
+		m.Done("linked") // every package was in the build cache
+	}
 
 	cmd := exec.Command(bin, progArgs...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr

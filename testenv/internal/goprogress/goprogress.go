@@ -99,6 +99,13 @@ func (m *Meter) SetTotal(n int) {
 	m.total = n
 }
 
+// Compiled is the number of packages the go command said it compiled.
+func (m *Meter) Compiled() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.compiled
+}
+
 // Elapsed is the time since New.
 func (m *Meter) Elapsed() time.Duration { return m.now().Sub(m.start) }
 
@@ -186,6 +193,9 @@ func (m *Meter) countLocked() string {
 	of := ""
 	if m.total > 0 {
 		of = fmt.Sprintf(" of at most %d", m.total)
+	}
+	if m.compiled == 1 && of == "" {
+		return "1 package compiled"
 	}
 	return fmt.Sprintf("%d%s packages compiled", m.compiled, of)
 }

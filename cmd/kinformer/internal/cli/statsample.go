@@ -92,6 +92,9 @@ type statsFrame struct {
 	at        time.Time
 	informers []statSample
 	process   processSample
+	// final: the command has stopped (the frame left on the screen after
+	// exit), so the footer does not say how to stop it.
+	final bool
 }
 
 // statsSampler reads a group's informers, keeping the previous counts to

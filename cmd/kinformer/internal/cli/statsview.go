@@ -95,7 +95,9 @@ func (v *statsView) close() {
 	}
 	v.onScreen = false
 	width, _ := v.size()
-	lines := statsScreen(v.last, v.lastStatus, v.format == statsWideOut, width, 0)
+	last := v.last
+	last.final = true
+	lines := statsScreen(last, v.lastStatus, v.format == statsWideOut, width, 0)
 	io.WriteString(v.w, leaveAltScreen+strings.Join(lines, "\n")+"\n")
 }
 
@@ -296,8 +298,11 @@ func statsScreen(f statsFrame, status []string, wide bool, width, height int) []
 	for _, r := range rows {
 		table = append(table, line(r))
 	}
-	foot := []string{"", fmt.Sprintf("heap %s · %d goroutines · up %s · Ctrl-C to stop",
-		bytesIEC(f.process.heapBytes), f.process.goroutines, roundDuration(f.process.uptime))}
+	process := fmt.Sprintf("heap %s · %d goroutines · up %s", bytesIEC(f.process.heapBytes), f.process.goroutines, roundDuration(f.process.uptime))
+	if !f.final {
+		process += " · Ctrl-C to stop"
+	}
+	foot := []string{"", process}
 	var st []string
 	if len(status) > 0 {
 		st = []string{""}

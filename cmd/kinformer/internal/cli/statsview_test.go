@@ -310,6 +310,9 @@ func TestStatsViewOn80Columns(t *testing.T) {
 	if strings.Contains(term.text(), "reflector.go") {
 		t.Errorf("the normal screen got the log line written during the view:\n%s", term.text())
 	}
+	if strings.Contains(term.text(), "Ctrl-C") {
+		t.Errorf("the last frame, left after exit, still says Ctrl-C to stop:\n%s", term.text())
+	}
 	for i, row := range screen {
 		if utf8.RuneCountInString(row) >= width {
 			t.Errorf("row %d of the final frame wraps: %q", i, row)

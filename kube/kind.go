@@ -59,8 +59,7 @@ func kindOf[T cache.Object](ctx context.Context, cfg *rest.Config, res Resource,
 			return kind[T]{}, needResource(t, option, "serves any resource")
 		}
 		return kind[T]{res: res, newSource: func(cfg *rest.Config, opts source.Options) (built[T], error) {
-			s, err := source.Dynamic(cfg, res.GVR, opts)
-			return plain(any(s).(*source.Source[T]), err) // T is *unstructured.Unstructured: this only tells the compiler
+			return plain(source.Dynamic[T](cfg, res.GVR, opts))
 		}}, nil
 
 	case t == reflect.TypeFor[*metav1.PartialObjectMetadata]():
@@ -68,8 +67,7 @@ func kindOf[T cache.Object](ctx context.Context, cfg *rest.Config, res Resource,
 			return kind[T]{}, needResource(t, option, "serves any resource")
 		}
 		return kind[T]{res: res, newSource: func(cfg *rest.Config, opts source.Options) (built[T], error) {
-			s, err := source.Metadata(cfg, res.GVR, opts)
-			return plain(any(s).(*source.Source[T]), err) // T is *metav1.PartialObjectMetadata
+			return plain(source.Metadata[T](cfg, res.GVR, opts))
 		}}, nil
 	}
 

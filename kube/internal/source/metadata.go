@@ -1,9 +1,10 @@
 package source
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/cache"
 )
 
 // Metadata returns a source of the objects of any resource (built-in,
@@ -15,9 +16,11 @@ import (
 // that ignores the conversion and answers full JSON objects is handled too.
 // Objects carry apiVersion meta.k8s.io/v1 and kind PartialObjectMetadata.
 //
-// A non-empty opts.Namespace means gvr is namespaced. cfg is copied.
-func Metadata(cfg *rest.Config, gvr schema.GroupVersionResource, opts Options) (*Source[*metav1.PartialObjectMetadata], error) {
-	c, err := structCodec[*metav1.PartialObjectMetadata](metadataBuiltin(), acceptMetadataList, acceptMetadataWatch, true)
+// A non-empty opts.Namespace means gvr is namespaced. cfg is copied. T
+// must be *metav1.PartialObjectMetadata (another type is an error): the
+// caller, generic in T, gets the source it asked for as it is.
+func Metadata[T cache.Object](cfg *rest.Config, gvr schema.GroupVersionResource, opts Options) (*Source[T], error) {
+	c, err := structCodec[T](metadataBuiltin(), acceptMetadataList, acceptMetadataWatch, true)
 	if err != nil {
 		return nil, err
 	}

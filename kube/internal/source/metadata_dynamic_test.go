@@ -5,12 +5,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/listwatch"
 )
@@ -49,7 +51,7 @@ func TestMetadataListAndWatchProtobuf(t *testing.T) {
 		}
 		writeBody(w, mediaProto, protoBytes(t, list))
 	})
-	lw, err := Metadata(cfg, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Options{Namespace: "prod"})
+	lw, err := Metadata[*metav1.PartialObjectMetadata](cfg, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Options{Namespace: "prod"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestMetadataAcceptsFullJSONObjects(t *testing.T) {
 		writeBody(w, mediaJSON, jsonBytes(t, &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "3"},
 			Items: []corev1.Pod{*pod("ns", "p", "3")}}))
 	})
-	lw, err := Metadata(cfg, podsGVR, Options{})
+	lw, err := Metadata[*metav1.PartialObjectMetadata](cfg, podsGVR, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func TestDynamicListAndWatch(t *testing.T) {
 		}
 		writeBody(w, mediaJSON, b)
 	})
-	lw, err := Dynamic(cfg, widgetsGVR, Options{Namespace: "ns"})
+	lw, err := Dynamic[*unstructured.Unstructured](cfg, widgetsGVR, Options{Namespace: "ns"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,5 +170,18 @@ func TestDynamicListAndWatch(t *testing.T) {
 	ev, err := w.Next()
 	if err != nil || ev.Type != listwatch.Error || ev.Err == nil || !containsFold(ev.Err.Error(), "boom") {
 		t.Fatalf("error event %+v, %v", ev, err)
+	}
+}
+
+// Dynamic and Metadata are generic only so that a caller generic in T
+// gets the source as it is: any other T than the one each serves is an
+// error naming it, before any request.
+func TestDynamicAndMetadataRefuseAnotherType(t *testing.T) {
+	cfg := &rest.Config{Host: "http://127.0.0.1:1"}
+	if _, err := Dynamic[*metav1.PartialObjectMetadata](cfg, widgetsGVR, Options{}); err == nil || !strings.Contains(err.Error(), "PartialObjectMetadata") {
+		t.Errorf("Dynamic of *metav1.PartialObjectMetadata: %v", err)
+	}
+	if _, err := Metadata[*unstructured.Unstructured](cfg, podsGVR, Options{}); err == nil || !strings.Contains(err.Error(), "Unstructured") {
+		t.Errorf("Metadata of *unstructured.Unstructured: %v", err)
 	}
 }

@@ -2,8 +2,8 @@
 // copied unchanged with its license header, and runs it against client-go's
 // shared informer and against this module's adapter (clientgo.New):
 //
-//	go test ./upstream/cache/                      # both counts, in about a minute
-//	go test ./upstream/cache/ -args -upstream.full # also the documented differences
+//	go test -v ./upstream/cache/                      # both counts, in about a minute
+//	go test -v ./upstream/cache/ -args -upstream.full # also the documented differences (3 minutes)
 //
 // The test keeps the package name and the package-internal names it uses
 // upstream (NewSharedInformer, *sharedIndexInformer and the fields it reads);

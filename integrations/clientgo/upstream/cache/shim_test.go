@@ -10,7 +10,7 @@ package cache
 //     in a *sharedIndexInformer, so that the test's type assertions hold;
 //   - sharedIndexInformer's fields the test reads or sets (processor,
 //     clock, resyncCheckPeriod, started under startedLock). They are filled
-//     from the informer under test when the test reads them (inspect.go
+//     from the informer under test when the test reads them (inspect_test.go
 //     says how, for each side), and a clock the test sets is handed to the
 //     informer before it is used.
 

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +35,10 @@ type childRun struct {
 	// stdin, when set, is the child's standard input (an *os.File is
 	// handed to the child as it is; the caller keeps and closes it).
 	stdin io.Reader
+	// killAboveKB, when set, is the RSS at which the parent kills the
+	// child: a guard behind a child's own cap (ChildCapMBEnv), for when
+	// the child cannot stop itself in time.
+	killAboveKB int64
 }
 
 // runChildJSON runs r, decodes the last JSON line of its output into a new R,
@@ -53,6 +59,29 @@ func runChildJSON[R any](ctx context.Context, r childRun) (R, *os.ProcessState, 
 	if err := cmd.Start(); err != nil {
 		return res, nil, fmt.Errorf("child: %w", err)
 	}
+	var killed atomic.Int64 // the RSS in KB at which the guard killed the child
+	if r.killAboveKB > 0 {
+		guardDone := make(chan struct{})
+		defer func() { cancel(); <-guardDone }()
+		go func() { // Exits when ctx ends (cancel is deferred above) or after the kill.
+			defer close(guardDone)
+			status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+				if kb, ok := readStatusKB(status, "VmRSS"); ok && kb > r.killAboveKB {
+					killed.Store(kb)
+					cancel()
+					return
+				}
+			}
+		}()
+	}
 	var last []byte
 	var lineErr error
 	sc := bufio.NewScanner(stdout)
@@ -72,6 +101,9 @@ func runChildJSON[R any](ctx context.Context, r childRun) (R, *os.ProcessState, 
 	scanErr := sc.Err()
 	waitErr := cmd.Wait()
 	switch {
+	case killed.Load() > 0:
+		return res, cmd.ProcessState, fmt.Errorf("%w: killed at %.0f MB RSS, past the %.0f MB guard",
+			ErrChildOverMemory, float64(killed.Load())/1024, float64(r.killAboveKB)/1024)
 	case lineErr != nil:
 		return res, cmd.ProcessState, lineErr
 	case waitErr != nil:
@@ -86,6 +118,10 @@ func runChildJSON[R any](ctx context.Context, r childRun) (R, *os.ProcessState, 
 	}
 	return res, cmd.ProcessState, nil
 }
+
+// ErrChildOverMemory: the parent killed a child whose RSS passed
+// childRun.killAboveKB.
+var ErrChildOverMemory = errors.New("child over its memory guard")
 
 // childCommand is the command line of child processes: cmd, or this
 // executable when cmd is empty.

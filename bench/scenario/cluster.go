@@ -117,6 +117,16 @@ func (c *cluster) podJSONSize(ctx context.Context) (full, withoutMF int, err err
 // and so the shape of the managedFields.
 const sidecarTemplates = 97
 
+// seedChunk is how many pods seedStored writes at a time (between
+// progress lines), seedTries how often it tries a chunk, seedWorkers
+// how many transactions it keeps in flight: two keep etcd busy on this
+// machine, and more only queue up and time out when other work loads it.
+const (
+	seedChunk   = 10_000
+	seedTries   = 6
+	seedWorkers = 2
+)
+
 // seedStored makes the cluster, a control plane openCluster started, hold
 // sidecarPod pods 0..n-1: the first sidecarTemplates through the API, the
 // rest written straight into etcd (testenv.Env.StoreObjects), each a copy
@@ -143,12 +153,37 @@ func (c *cluster) seedStored(ctx context.Context, n int, say sayFunc) (int, erro
 	if from < n {
 		say("writing pods %d to %d into etcd", from, n-1)
 		start := time.Now()
-		err := c.env.StoreObjects(ctx, "pods", n-from, func(j int) testenv.StoredObject {
-			i := from + j
-			return storedSidecarPod(templates[i%sidecarTemplates], i)
-		}, testenv.BulkOptions{})
-		if err != nil {
-			return 0, err
+		// In chunks, with a progress line every 10 s or so: a million
+		// pods take this machine minutes. A chunk that fails is written
+		// again (the writes are puts of the same values): a loaded etcd
+		// can time a transaction out.
+		last := start
+		for done := from; done < n; {
+			chunk := min(seedChunk, n-done)
+			write := func(ctx context.Context) error {
+				return c.env.StoreObjects(ctx, "pods", chunk, func(j int) testenv.StoredObject {
+					i := done + j
+					return storedSidecarPod(templates[i%sidecarTemplates], i)
+				}, testenv.BulkOptions{Workers: seedWorkers})
+			}
+			var err error
+			for try := 1; ; try++ {
+				if err = write(ctx); err == nil || ctx.Err() != nil || try == seedTries {
+					break
+				}
+				say("writing pods %d to %d failed (%v); trying again", done, done+chunk-1, err)
+				if err := settle(ctx, 5*time.Second); err != nil {
+					return 0, err
+				}
+			}
+			if err != nil {
+				return 0, err
+			}
+			done += chunk
+			if now := time.Now(); done < n && now.Sub(last) >= 10*time.Second {
+				last = now
+				say("%s", progressLine("seeding", int64(done-from), n-from, now.Sub(start), 0))
+			}
 		}
 		took := time.Since(start)
 		say("wrote %d pods in %v (%.0f pods/s)", n-from, took.Round(time.Millisecond), float64(n-from)/took.Seconds())

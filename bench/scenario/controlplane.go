@@ -212,6 +212,9 @@ func RunChild(ctx context.Context) (bool, error) {
 	if isWarmSide(side) {
 		return true, warmChild(ctx, os.Stdout)
 	}
+	if isWarmViewSide(side) {
+		return true, warmViewChild(ctx, os.Stdout)
+	}
 	if isMemorySide(side) {
 		return true, memoryChild(ctx, side, os.Stdout)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
@@ -34,8 +35,9 @@ const floorAccept = "application/vnd.kubernetes.protobuf, application/json"
 const initialEventsEndAnnotation = "k8s.io/initial-events-end"
 
 // readFloor streams every pod from the server of cfg and discards them;
-// it returns how many objects and bytes it read.
-func readFloor(ctx context.Context, cfg *rest.Config) (objects int, read int64, err error) {
+// it returns how many objects and bytes it read. It adds each object to
+// counted as it reads it (for progress lines).
+func readFloor(ctx context.Context, cfg *rest.Config, counted *atomic.Int64) (objects int, read int64, err error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return 0, 0, err
@@ -99,6 +101,7 @@ func readFloor(ctx context.Context, cfg *rest.Config) (objects int, read int64, 
 		switch string(typ) {
 		case "ADDED", "MODIFIED", "DELETED":
 			objects++
+			counted.Add(1)
 		case "BOOKMARK":
 			end, err := initialEventsEnd(obj)
 			if err != nil {

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -86,6 +85,15 @@ type MemResult struct {
 	Digest string `json:"digest"`
 	// Relist is set by a relist child.
 	Relist *RelistResult `json:"relist,omitempty"`
+	// Capped is set when the child stopped before its sync was done,
+	// because its RSS passed ChildCapMBEnv: Objects is then how many it
+	// had received, Millis and CPUSeconds run until the stop, HeapAfter
+	// is the live heap of the last garbage collection before it, and
+	// PeakRSSKB the memory it reached (see capWatch).
+	Capped bool `json:"capped,omitempty"`
+	// ObjectsFromBytes says that a capped child's Objects is estimated
+	// from the bytes it read (against the floor's bytes for all of them).
+	ObjectsFromBytes bool `json:"objectsFromBytes,omitempty"`
 }
 
 // HeapPerObject is the heap retained per synced object.
@@ -99,7 +107,7 @@ func (r MemResult) HeapPerObject() float64 {
 // isMemorySide reports the sides memoryChild runs.
 func isMemorySide(s Side) bool {
 	switch s {
-	case MemFloor, MemOurs, MemOursNoMF, MemClientGo, MemClientGoNoMF:
+	case MemFloor, MemOurs, MemOursNoMF, MemOursMeta, MemClientGo, MemClientGoNoMF:
 		return true
 	}
 	return isViewSide(s)
@@ -121,8 +129,14 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 	res.HeapBefore = liveHeap()
 	cpu := CPUTimer()
 	start := time.Now()
+	watch, err := startCapWatch(side, want, start)
+	if err != nil {
+		return err
+	}
+	defer watch.stop()
+	watch.wrap(cfg)
 	if side == MemFloor {
-		n, bytes, err := readFloor(ctx, cfg)
+		n, bytes, err := readFloor(ctx, cfg, &watch.received)
 		if err != nil {
 			return err
 		}
@@ -142,25 +156,29 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 			close(all)
 		}
 	}
-	inf, err := startMemInformer(ctx, side, cfg, added)
+	watch.seen = &seen
+	inf, err := startMemInformer(ctx, side, cfg, added, watch.counter())
 	if err != nil {
 		return err
 	}
 	defer inf.stop()
 	select {
 	case <-all:
+	case <-watch.capped:
+		return watch.cappedResult(res, cpu, w)
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-time.After(10 * time.Minute):
-		return fmt.Errorf("handler saw %d of %d pods after 10 minutes", seen.Load(), want)
+	case <-time.After(syncTimeout(want)):
+		return fmt.Errorf("handler saw %d of %d pods after %v", seen.Load(), want, syncTimeout(want))
 	}
+	watch.stop() // the sync is done: no more progress lines nor cap
 	res.Millis, res.CPUSeconds = sinceMillis(start), cpu().Seconds()
 	res.HeapAfter = liveHeap()
 	res.PeakRSSKB, _ = readStatusKB("/proc/self/status", "VmHWM")
 	keys := inf.keys()
 	res.Objects, res.Digest = len(keys), keysDigest(keys)
 	if os.Getenv(ChildRelistEnv) == "true" {
-		if res.Relist, err = relistChild(ctx, inf, w); err != nil {
+		if res.Relist, err = relistChild(ctx, inf, want, w); err != nil {
 			return err
 		}
 	}
@@ -181,8 +199,11 @@ type memInformer struct {
 }
 
 // startMemInformer builds side's informer of every pod with a handler that
-// calls added on each add, and starts it.
-func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added func()) (memInformer, error) {
+// calls added on each add, and starts it. received, when set, is called
+// for every object client-go's informer takes in (through a transform,
+// which sees the objects of an initial list as they arrive, where the
+// handler sees them only once the whole list is in).
+func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added, received func()) (memInformer, error) {
 	switch side {
 	case MemOurs, MemOursNoMF:
 		f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
@@ -209,9 +230,13 @@ func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added fu
 			return memInformer{}, err
 		}
 		var opts []informers.SharedInformerOption
-		if side == MemClientGoNoMF {
+		if side == MemClientGoNoMF || received != nil {
+			dropMF := side == MemClientGoNoMF
 			opts = append(opts, informers.WithTransform(func(obj any) (any, error) {
-				if m, ok := obj.(metav1.Object); ok {
+				if received != nil {
+					received()
+				}
+				if m, ok := obj.(metav1.Object); ok && dropMF {
 					m.SetManagedFields(nil)
 				}
 				return obj, nil
@@ -235,6 +260,9 @@ func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added fu
 			lastRV: inf.LastSyncResourceVersion,
 			stop:   func() { cancel(); f.Shutdown() }, // Shutdown waits for the informers, which stop with ctx
 		}, nil
+	}
+	if side == MemOursMeta {
+		return startMeta(ctx, cfg, added)
 	}
 	if isViewSide(side) {
 		return startView(ctx, cfg, added)
@@ -308,7 +336,7 @@ type RelistResult struct {
 // relistChild measures the steady state of a synced informer, prints
 // relistReady, and samples heap and RSS until the parent has forced a
 // relist (its resource version moved) and relistTail has passed.
-func relistChild(ctx context.Context, inf memInformer, w io.Writer) (*RelistResult, error) {
+func relistChild(ctx context.Context, inf memInformer, want int, w io.Writer) (*RelistResult, error) {
 	var res RelistResult
 	runtime.GC()
 	debug.FreeOSMemory()
@@ -325,7 +353,7 @@ func relistChild(ctx context.Context, inf memInformer, w io.Writer) (*RelistResu
 		return nil, err
 	}
 	start := time.Now()
-	deadline := time.After(10 * time.Minute)
+	deadline := time.After(syncTimeout(want))
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for inf.lastRV() == steadyRV {
@@ -335,7 +363,7 @@ func relistChild(ctx context.Context, inf memInformer, w io.Writer) (*RelistResu
 			return nil, ctx.Err()
 		case <-deadline:
 			s.stop()
-			return nil, errors.New("no relist within 10 minutes of the go-ahead")
+			return nil, fmt.Errorf("no relist within %v of the go-ahead", syncTimeout(want))
 		case <-tick.C:
 		}
 	}

@@ -119,6 +119,9 @@ func run(ctx context.Context) error {
 	if *cli100k {
 		return runCLI100k(ctx, *pods, *count, *settle, dest("results/cli-100k.json"), say) // cli100k.go
 	}
+	if *million {
+		return runMillion(ctx, *pods, *count, *settle, dest("results/controlplane-million.json"), say)
+	}
 	if *outage {
 		n := 0
 		flag.Visit(func(f *flag.Flag) {

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kinformer/kinformer/bench/scenario"
+)
+
+// The flags of -million (scenario.RunMillion), which make bench-million
+// runs.
+var (
+	million = flag.Bool("million", false, "run the million-pod scenario instead (-pods defaults to 1000000, -count to 3 then)")
+	curve   = flag.String("million-curve", "10000,100000", "with -million: the smaller sizes measured on the way up, comma-separated (empty: none)")
+	capMB   = flag.Int("cap-mb", scenario.DefaultMillionCapMB, "with -million: the RSS in MB at which a side that cannot hold every pod is stopped")
+	noWarm  = flag.Bool("million-no-warm", false, "with -million: leave out warm-restart-view-fresh-time")
+)
+
+// runMillion runs -million; pods and count are taken only when given on
+// the command line.
+func runMillion(ctx context.Context, pods, count int, settle time.Duration, out string, say func(string, ...any)) error {
+	given := func(name string) bool {
+		set := false
+		flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+		return set
+	}
+	n, c := 1_000_000, 0
+	if given("pods") {
+		n = pods
+	}
+	if given("count") {
+		c = count
+	}
+	sizes := []int{}
+	for f := range strings.SplitSeq(*curve, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v <= 0 {
+			return fmt.Errorf("-million-curve %q: want positive pod counts", *curve)
+		}
+		sizes = append(sizes, v)
+	}
+	start := time.Now()
+	reports, err := scenario.RunMillion(ctx, scenario.MillionOptions{
+		Pods: n, CurveSizes: sizes, Count: c, CapMB: *capMB, Settle: settle, SkipWarm: *noWarm, Progress: say,
+	})
+	if err != nil {
+		return err
+	}
+	printReports(reports)
+	say("-million took %v", time.Since(start).Round(time.Second))
+	return writeJSON(out, n, reports)
+}

@@ -1,0 +1,117 @@
+package scenario
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestProgressLineSaysCountRateAndETA(t *testing.T) {
+	got := progressLine("seeding", 250, 1000, 10*time.Second, 2048)
+	for _, want := range []string{"seeding: 250/1000 objects (25%)", "25/s", "ETA 30s", "RSS 2 MB"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progressLine = %q, want it to contain %q", got, want)
+		}
+	}
+	if got := progressLine("x", 0, 10, time.Second, 0); !strings.Contains(got, "ETA ?") || strings.Contains(got, "RSS") {
+		t.Errorf("progressLine with nothing in and no RSS = %q, want ETA ? and no RSS", got)
+	}
+}
+
+func TestCheckResourcesRefusesWhatTheMachineCannotHold(t *testing.T) {
+	err := checkResources(1<<40, 1024)
+	if !errors.Is(err, ErrShortOfResources) {
+		t.Fatalf("checkResources(2^40 pods) = %v, want ErrShortOfResources", err)
+	}
+	for _, want := range []string{"free memory", "free disk", "lower -pods"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if err := checkResources(1, 1); err != nil {
+		t.Errorf("checkResources(1 pod) = %v, want nil", err)
+	}
+}
+
+func TestMillionNeedsGrowWithPodsAndCap(t *testing.T) {
+	m1, d1 := millionNeeds(100_000, 1024)
+	m2, d2 := millionNeeds(1_000_000, 1024)
+	m3, _ := millionNeeds(1_000_000, 8192)
+	if m2 <= m1 || d2 <= d1 || m3 <= m2 {
+		t.Errorf("needs: 100k %d/%d, 1M %d/%d, 1M with a bigger cap %d: want growth", m1, d1, m2, d2, m3)
+	}
+}
+
+func TestCountingTransportCountsResponseBytes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(strings.Repeat("x", 12345)))
+	}))
+	defer srv.Close()
+	var n atomic.Int64
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: countingTransport{tr, &n}}
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n.Load() != 12345 {
+		t.Errorf("counted %d bytes, want 12345", n.Load())
+	}
+}
+
+func TestMillionReportsSayWhichSidesDidNotFit(t *testing.T) {
+	run := func(objects int, millis, heapPerPod float64, rssMB int64, capped bool) MemResult {
+		return MemResult{Objects: objects, Millis: millis, CPUSeconds: millis / 1000, HeapBefore: 0,
+			HeapAfter: uint64(heapPerPod * float64(objects)), PeakRSSKB: rssMB << 10, Capped: capped, Bytes: 5400 * int64(objects)}
+	}
+	runs := memoryRuns{}
+	for range 3 {
+		runs[MemFloor] = append(runs[MemFloor], run(1000, 100, 0, 30, false))
+		view := run(1000, 120, 900, 800, false)
+		view.Relist = &RelistResult{SteadyRSSKB: 800 << 10, PeakRSSKB: 900 << 10, SteadyHeap: 100, PeakHeap: 110, Objects: 1000}
+		runs[MemOursView] = append(runs[MemOursView], view)
+		runs[MemOursMeta] = append(runs[MemOursMeta], run(1000, 150, 5000, 900, false))
+		runs[MemOurs] = append(runs[MemOurs], run(300, 90, 13000, 4096, true))
+		runs[MemClientGo] = append(runs[MemClientGo], run(250, 80, 14000, 4096, true))
+		runs[MemClientGoNoMF] = append(runs[MemClientGoNoMF], run(400, 85, 10000, 4096, true))
+	}
+	byName := map[string]Report{}
+	for _, r := range append(curveReports(runs, 1000), millionReports(runs, 4096)...) {
+		byName[r.Name] = r
+	}
+	heap := byName["million-heap-per-object-view"]
+	if heap.Ours.Median != 900 || heap.ClientGo.Median != 14000 || !heap.Met || !strings.Contains(heap.Note, "clientgo did not fit") {
+		t.Errorf("million-heap-per-object-view = %+v, want 900 against 14000, met, client-go marked as not fitting", heap)
+	}
+	if rss := byName["million-rss-view"]; rss.Target != "<=1000MB" || !rss.Met {
+		t.Errorf("million-rss-view target %q met %v, want <=1000MB met (800 MB)", rss.Target, rss.Met)
+	}
+	if full := byName["million-sync-time-full"]; full.Target != "" || !strings.Contains(full.Note, "full did not fit") {
+		t.Errorf("million-sync-time-full = target %q note %q, want no target and a note that it did not fit", full.Target, full.Note)
+	}
+	if view := byName["million-sync-time-view"]; view.Target != "<=1.3" || view.Ratio != 1.2 || !view.Met {
+		t.Errorf("million-sync-time-view = target %q ratio %v met %v, want <=1.3, 1.2, met", view.Target, view.Ratio, view.Met)
+	}
+	if relist := byName["million-relist-peak-view"]; relist.Ours.Median != 900.0/800 || !relist.Met {
+		t.Errorf("million-relist-peak-view ours=%v met %v, want 1.125 met", relist.Ours.Median, relist.Met)
+	}
+	curve := byName["curve-heap-per-object-1000"]
+	if _, ok := curve.Detail["clientgo-capped-runs"]; !ok || curve.Detail["metadata-b-per-pod"].Median != 5000 {
+		t.Errorf("curve-heap-per-object-1000 detail = %v, want every side and client-go's capped runs", curve.Detail)
+	}
+	for _, name := range []string{"million-sync-cpu-view", "million-sync-time-clientgo-nomf", "curve-rss-1000"} {
+		if _, ok := byName[name]; !ok {
+			t.Errorf("no %s line", name)
+		}
+	}
+}

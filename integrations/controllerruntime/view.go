@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -235,12 +236,24 @@ func withViews(m apimeta.RESTMapper) apimeta.RESTMapper {
 	return viewMapper{m}
 }
 
+// viewOfKind returns the view type of gk, a view's kind or its list's.
+func viewOfKind(gk schema.GroupKind) (*viewType, bool) {
+	if v, ok := views.Load(gk); ok {
+		return v.(*viewType), true
+	}
+	if kind, ok := strings.CutSuffix(gk.Kind, "List"); ok {
+		if v, ok := views.Load(schema.GroupKind{Group: gk.Group, Kind: kind}); ok {
+			return v.(*viewType), true
+		}
+	}
+	return nil, false
+}
+
 func (m viewMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*apimeta.RESTMapping, error) {
-	v, ok := views.Load(gk)
+	vt, ok := viewOfKind(gk)
 	if !ok {
 		return m.RESTMapper.RESTMapping(gk, versions...)
 	}
-	vt := v.(*viewType)
 	mapping, err := m.RESTMapper.RESTMapping(vt.full.GroupKind(), vt.full.Version)
 	if err != nil {
 		return nil, err
@@ -251,7 +264,7 @@ func (m viewMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*apime
 }
 
 func (m viewMapper) RESTMappings(gk schema.GroupKind, versions ...string) ([]*apimeta.RESTMapping, error) {
-	if _, ok := views.Load(gk); !ok {
+	if _, ok := viewOfKind(gk); !ok {
 		return m.RESTMapper.RESTMappings(gk, versions...)
 	}
 	mapping, err := m.RESTMapping(gk, versions...)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinformer/kinformer/kube/table"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
@@ -27,6 +28,10 @@ type tableView struct {
 	// kind, when set, prefixes names as kubectl does when it prints
 	// several kinds: "configmap/web", "deployment.apps/web".
 	kind string
+	// labelColumns (-L) and showLabels (--show-labels) add columns after
+	// the server's, as kubectl does: one per label key, then LABELS.
+	labelColumns []string
+	showLabels   bool
 }
 
 // viewOptions say how a resource's table is printed.
@@ -35,11 +40,15 @@ type viewOptions struct {
 	event bool
 	// withKind prefixes names with their kind (several kinds printed).
 	withKind bool
+	// labelColumns are -L's label keys, showLabels --show-labels; both
+	// read each row's metadata.
+	labelColumns []string
+	showLabels   bool
 }
 
 func newTableView(t target, cols []metav1.TableColumnDefinition, opts viewOptions) tableView {
 	v := tableView{columns: cols, nameCol: table.NameColumn(cols), event: opts.event,
-		namespace: t.res.Namespaced && t.namespace == ""}
+		namespace: t.res.Namespaced && t.namespace == "", labelColumns: opts.labelColumns, showLabels: opts.showLabels}
 	for i, c := range cols {
 		if c.Priority == 0 || opts.wide {
 			v.visible = append(v.visible, i)
@@ -66,6 +75,14 @@ func (v tableView) header() []string {
 	for _, i := range v.visible {
 		h = append(h, strings.ToUpper(v.columns[i].Name))
 	}
+	for _, k := range v.labelColumns {
+		// kubectl heads a label's column with the key's name, without its
+		// prefix: example.com/team is TEAM.
+		h = append(h, strings.ToUpper(k[strings.LastIndex(k, "/")+1:]))
+	}
+	if v.showLabels {
+		h = append(h, "LABELS")
+	}
 	return h
 }
 
@@ -88,6 +105,29 @@ func (v tableView) row(event string, r *tableRow) []string {
 			text = v.kind + "/" + text
 		}
 		out = append(out, text)
+	}
+	if len(v.labelColumns) > 0 || v.showLabels {
+		ls := rowLabels(r)
+		for _, k := range v.labelColumns {
+			out = append(out, ls[k]) // "" without the label, as kubectl prints it
+		}
+		if v.showLabels {
+			out = append(out, labels.FormatLabels(ls))
+		}
+	}
+	return out
+}
+
+// rowLabels are the labels of the row's object, from the metadata it
+// carries (see tableInclude).
+func rowLabels(r *tableRow) map[string]string {
+	md, _ := r.Object["metadata"].(map[string]any)
+	raw, _ := md["labels"].(map[string]any)
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
 	}
 	return out
 }

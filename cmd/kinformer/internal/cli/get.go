@@ -26,6 +26,12 @@ type GetOptions struct {
 	// ChunkSize is --chunk-size: -o json and -o yaml list in pages of this
 	// many objects (0: one response), as kubectl does.
 	ChunkSize int64
+	// LabelColumns (-L) and ShowLabels (--show-labels) add label columns
+	// to tables, NoHeaders (--no-headers) leaves their headers out, as
+	// kubectl does.
+	LabelColumns []string
+	ShowLabels   bool
+	NoHeaders    bool
 }
 
 // errNoResource is what a command without a resource says, with a hint,
@@ -112,7 +118,15 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 		}
 		return errors.Join(printNames(g, per), errors.Join(missing...))
 	case fromTable:
-		ts := newTableSources(tableInclude(sess.targets, path, false, !sess.shard.IsZero()))
+		include, keep := tableInclude(sess.targets, path, false, !sess.shard.IsZero())
+		if len(opts.LabelColumns) > 0 || opts.ShowLabels {
+			// Labels are in each row's metadata.
+			if include == includeNone {
+				include = includeMetadata
+			}
+			keep = true
+		}
+		ts := newTableSources(include, keep)
 		per, missing, err := readObjects(ctx, g, ts.newSource)
 		if err != nil {
 			return err
@@ -122,7 +136,7 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 				sortRows(rows, path)
 			}
 		}
-		return errors.Join(printTables(g, per, ts, opts.Output == outputWide), errors.Join(missing...))
+		return errors.Join(printTables(g, per, ts, opts), errors.Join(missing...))
 	default:
 		per, missing, err := readObjects(ctx, g, kube.Source[*unstructured.Unstructured])
 		if err != nil {
@@ -219,7 +233,7 @@ func printNames[T labeled](g getter, per [][]T) error {
 // printTables prints one table per target that has rows, separated by a
 // blank line, as kubectl does; names carry their kind when several
 // resources were asked for.
-func printTables(g getter, per [][]*tableRow, ts *tableSources, wide bool) error {
+func printTables(g getter, per [][]*tableRow, ts *tableSources, opts GetOptions) error {
 	if nothingFound(g, per) {
 		return nil
 	}
@@ -230,13 +244,16 @@ func printTables(g getter, per [][]*tableRow, ts *tableSources, wide bool) error
 			continue
 		}
 		t := g.sess.targets[i]
-		view := newTableView(t, ts.columns(t.res.GVR), viewOptions{wide: wide, withKind: len(g.sess.targets) > 1})
-		if printed > 0 {
+		view := newTableView(t, ts.columns(t.res.GVR), viewOptions{wide: opts.Output == outputWide, withKind: len(g.sess.targets) > 1,
+			labelColumns: opts.LabelColumns, showLabels: opts.ShowLabels})
+		if printed > 0 && !opts.NoHeaders {
 			w.writeLine("")
 		}
 		printed++
 		cells := make([][]string, 0, len(rows)+1)
-		cells = append(cells, view.header())
+		if !opts.NoHeaders {
+			cells = append(cells, view.header())
+		}
 		for _, r := range rows {
 			cells = append(cells, view.row("", r))
 		}

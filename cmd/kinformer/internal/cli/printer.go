@@ -41,6 +41,12 @@ func kindName(t target, name string) string {
 // columnGap is the space between two columns, as in kubectl.
 const columnGap = 3
 
+// minColumnWidth is the narrowest a column is: kubectl's tabwriter makes
+// every cell at least 6 wide, its 3 blanks of padding included, which
+// shows with --no-headers ("2" under no DATA header still takes 3) and
+// with headers shorter than 3 (IP).
+const minColumnWidth = 3
+
 // rowWriter writes the rows of one table: each cell padded to its column's
 // width, so rows line up with the header. fit sets the widths from rows
 // about to be written (get fits the whole table first); a row with a cell
@@ -56,7 +62,7 @@ type rowWriter struct {
 func (r *rowWriter) fit(rows ...[]string) {
 	for _, cells := range rows {
 		for len(r.widths) < len(cells) {
-			r.widths = append(r.widths, 0)
+			r.widths = append(r.widths, minColumnWidth)
 		}
 		for i, c := range cells {
 			r.widths[i] = max(r.widths[i], textWidth(c))

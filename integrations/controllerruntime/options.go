@@ -16,7 +16,7 @@ import (
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/internal/clusterid"
-	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/metrics"
 	kprom "github.com/kinformer/kinformer/metrics/prometheus"
@@ -142,7 +142,7 @@ func newExtensions(o Options) (*extensions, error) {
 // clusterReader returns the reader of the cluster's identity, made once
 // from the first informer's config and client.
 func (x *extensions) clusterReader(cfg entryConfig) *clusterid.Reader {
-	x.clusterOnce.Do(func() { x.cluster = clusterid.New(cfg.restConfig, cfg.httpClient, kube.MapError) })
+	x.clusterOnce.Do(func() { x.cluster = clusterid.New(cfg.restConfig, cfg.httpClient, listquery.MapError) })
 	return x.cluster
 }
 

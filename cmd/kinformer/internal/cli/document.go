@@ -9,15 +9,10 @@ import (
 	"io"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kinformer/kinformer/internal/listquery"
-	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -71,7 +66,7 @@ func streamDocument(ctx context.Context, g getter, output string, chunk int64) e
 
 // listInto lists t page by page and hands each object to dw.
 func listInto(ctx context.Context, g getter, t target, chunk int64, dw *documentWriter) error {
-	client, err := jsonClient(g.sess.cfg, t.res.GVR)
+	client, err := listquery.NewClient(g.sess.cfg, t.res.GVR, "application/json", nil)
 	if err != nil {
 		return err
 	}
@@ -85,7 +80,7 @@ func listInto(ctx context.Context, g getter, t target, chunk int64, dw *document
 		r = listquery.Set(r, opts, false, listquery.Selectors{Label: g.global.LabelSelector, Field: g.global.FieldSelector})
 		body, err := r.Stream(ctx)
 		if err != nil {
-			return kube.MapError(err)
+			return listquery.MapError(err)
 		}
 		cont, err := decodeList(body, func(item []byte) error { return dw.item(item, gv, t.res.Kind) })
 		_ = body.Close()
@@ -100,25 +95,6 @@ func listInto(ctx context.Context, g getter, t target, chunk int64, dw *document
 		}
 		opts.Continue = cont
 	}
-}
-
-// jsonClient is a REST client for gvr's group and version.
-func jsonClient(cfg *rest.Config, gvr schema.GroupVersionResource) (*rest.RESTClient, error) {
-	rc := rest.CopyConfig(cfg)
-	gv := gvr.GroupVersion()
-	rc.GroupVersion = &gv
-	rc.APIPath = "/apis"
-	if gv.Group == "" {
-		rc.APIPath = "/api"
-	}
-	rc.NegotiatedSerializer = serializer.WithoutConversionCodecFactory{CodecFactory: scheme.Codecs}
-	if rc.QPS == 0 && rc.Burst == 0 && rc.RateLimiter == nil {
-		rc.QPS, rc.Burst = listquery.DefaultQPS, listquery.DefaultBurst
-	}
-	if rc.UserAgent == "" {
-		rc.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	return rest.RESTClientFor(rc)
 }
 
 // decodeList reads a list response (a JSON object with an "items" array)

@@ -15,6 +15,7 @@ import (
 	"github.com/kinformer/kinformer/checkpoint"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/internal/clusterid"
+	"github.com/kinformer/kinformer/internal/listquery"
 	"github.com/kinformer/kinformer/internal/serverprobe"
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
@@ -123,7 +124,7 @@ func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], 
 	opts.collector.health = g.health
 	var cluster *clusterid.Reader
 	if opts.checkpointDir != "" {
-		cluster = clusterid.New(opts.session.cfg, nil, kube.MapError)
+		cluster = clusterid.New(opts.session.cfg, nil, listquery.MapError)
 	}
 	for _, t := range opts.session.targets {
 		l := &live[T]{target: t, name: informerName(t), fatal: make(chan error, 1), started: time.Now()}

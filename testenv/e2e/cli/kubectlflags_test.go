@@ -32,6 +32,12 @@ func TestGetLabelFlagsPrintAsKubectlDoes(t *testing.T) {
 		{"get", "cm", "-n", ns, "-L", "app", "--show-labels", "--no-headers"},
 		{"get", "cm", "-n", ns, "--no-headers"},
 		{"get", "cm", "-n", ns, "-o", "wide", "--show-labels", "--sort-by", ".metadata.name"},
+		{"get", "cm", "-n", ns, "-o", "custom-columns=NAME:.metadata.name,APP:.metadata.labels.app,A:data.a,RV:{.metadata.resourceVersion}"},
+		{"get", "cm", "-n", ns, "-o", "custom-columns=NAME:.metadata.name", "--no-headers"},
+		{"get", "cm", "-n", ns, "-o", "jsonpath={.items[*].metadata.name}"},
+		{"get", "cm", "-n", ns, "-o", `jsonpath={range .items[*]}{.metadata.name}{"\t"}{.metadata.labels}{"\n"}{end}`},
+		{"get", "cm", "web", "-n", ns, "-o", "jsonpath={.data.a} {.kind} {.metadata.labels.app}"},
+		{"get", "cm", "web", "db", "-n", ns, "-o", "jsonpath={.kind}: {.items[*].metadata.name}"},
 	} {
 		ours := kinformer(t, args...)
 		cmd := exec.Command(kubectl, args...)

@@ -66,6 +66,9 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 	if err := validOutput(opts.Output); err != nil {
 		return err
 	}
+	if err := checkTemplate(opts.Output); err != nil {
+		return err
+	}
 	path, err := parseSortBy(opts.SortBy)
 	if err != nil {
 		return err
@@ -149,6 +152,9 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 		}
 		if opts.Output == outputName {
 			return errors.Join(printNames(g, per), errors.Join(missing...))
+		}
+		if isTemplateOutput(opts.Output) {
+			return errors.Join(printTemplate(g, per, opts.Output, opts.NoHeaders), errors.Join(missing...)) // templates.go
 		}
 		return errors.Join(printDocument(g, per, opts.Output), errors.Join(missing...))
 	}

@@ -44,3 +44,19 @@ func TestRowWriterKeepsKubectlsNarrowestColumn(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+// A template that does not parse is refused before anything is listed,
+// naming the flag; kubectl's relaxed paths are accepted.
+func TestTemplateOutputsAreCheckedFirst(t *testing.T) {
+	for _, o := range []string{"custom-columns=NAME:.metadata.name,NS:metadata.namespace,X:{.spec.x},Y:{spec.y}", "jsonpath={.items[*].metadata.name}"} {
+		if err := checkTemplate(o); err != nil {
+			t.Errorf("%s: %v", o, err)
+		}
+	}
+	for _, o := range []string{"custom-columns=", "custom-columns=NAME", "custom-columns=NAME:{{.x}}", "jsonpath={.items["} {
+		err := checkTemplate(o)
+		if err == nil || !strings.Contains(err.Error(), "-o ") {
+			t.Errorf("%s: %v, want an error naming -o", o, err)
+		}
+	}
+}

@@ -24,7 +24,10 @@ func validOutput(o string) error {
 	case outputTable, outputWide, outputName, outputJSON, outputYAML:
 		return nil
 	}
-	return fmt.Errorf("unknown output format %q: use one of name, wide, json, yaml (or nothing for a table)", o)
+	if isTemplateOutput(o) {
+		return nil // parsed when printed; get takes them, watch does not
+	}
+	return fmt.Errorf("unknown output format %q: use one of name, wide, json, yaml, jsonpath=TEMPLATE, custom-columns=SPEC (or nothing for a table)", o)
 }
 
 // kindName is what -o name prints: kind, lowercased, qualified by group

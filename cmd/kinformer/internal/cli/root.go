@@ -110,7 +110,7 @@ table rendering, -o json and -o yaml whole objects.`,
 	}
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "after printing, print one line per change until interrupted, as kinformer watch does")
 	addChunkSize(cmd)
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: name, wide, json or yaml")
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "output format: name, wide, json, yaml, jsonpath=TEMPLATE or custom-columns=HEADER:PATH,...")
 	cmd.Flags().StringSliceVarP(&opts.LabelColumns, "label-columns", "L", nil, "a column per label key given, such as -L app,tier (repeatable)")
 	cmd.Flags().BoolVar(&opts.ShowLabels, "show-labels", false, "a last column with each object's labels")
 	cmd.Flags().BoolVar(&opts.NoHeaders, "no-headers", false, "print tables without their header line")

@@ -39,6 +39,9 @@ func RunWatch(ctx context.Context, streams Streams, global *GlobalOptions, opts 
 	if err := validOutput(opts.Output); err != nil {
 		return err
 	}
+	if isTemplateOutput(opts.Output) {
+		return &UserError{Message: fmt.Sprintf("watch -o %s: watch prints name, wide, json or yaml; jsonpath and custom-columns are for get", opts.Output)}
+	}
 	if len(args) == 0 {
 		return errNoResource("watch")
 	}

@@ -31,7 +31,13 @@ func (p *Plan) DecodeProto(raw []byte, dst any, strs *Strings) error {
 		strs.mu.Lock()
 		defer strs.mu.Unlock()
 	}
-	return d.message(p.root, raw, ptr)
+	if err := d.message(p.root, raw, ptr); err != nil {
+		if !errors.Is(err, ErrMalformed) { // a framing error of wire.Next
+			err = fmt.Errorf("%w: %w", ErrMalformed, err)
+		}
+		return err
+	}
+	return nil
 }
 
 // decoder holds what one decode needs besides the plan.
@@ -43,19 +49,10 @@ func malformed(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, args...))
 }
 
-// next is wire.Next, its error wrapped in ErrMalformed.
-func next(b []byte) (wire.Field, []byte, error) {
-	f, rest, err := wire.Next(b)
-	if err != nil {
-		return f, nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	return f, rest, nil
-}
-
 // message decodes the fields of b that m reads into the view at base.
 func (d *decoder) message(m *msg, b []byte, base unsafe.Pointer) error {
 	for len(b) > 0 {
-		f, rest, err := next(b)
+		f, rest, err := wire.Next(b)
 		if err != nil {
 			return err
 		}
@@ -262,7 +259,7 @@ func (d *decoder) timestamp(n *node, p unsafe.Pointer, b []byte) error {
 	}
 	var sec, nsec int64
 	for len(b) > 0 {
-		f, rest, err := next(b)
+		f, rest, err := wire.Next(b)
 		if err != nil {
 			return err
 		}
@@ -287,7 +284,7 @@ func (d *decoder) timestamp(n *node, p unsafe.Pointer, b []byte) error {
 // quantity decodes a resource.Quantity (its string, field 1).
 func (d *decoder) quantity(p unsafe.Pointer, b []byte) error {
 	for len(b) > 0 {
-		f, rest, err := next(b)
+		f, rest, err := wire.Next(b)
 		if err != nil {
 			return err
 		}
@@ -307,7 +304,7 @@ func (d *decoder) quantity(p unsafe.Pointer, b []byte) error {
 // entry reads a map entry's key (field 1) and value field (field 2).
 func entry(b []byte) (key []byte, val wire.Field, hasVal bool, err error) {
 	for len(b) > 0 {
-		f, rest, err := next(b)
+		f, rest, err := wire.Next(b)
 		if err != nil {
 			return nil, wire.Field{}, false, err
 		}

@@ -217,6 +217,11 @@ type countingTransport struct {
 	n  *atomic.Int64
 }
 
+// WrappedRoundTripper lets client-go reach the transport underneath (to
+// close its idle connections; it warns about a wrapper it cannot see
+// through).
+func (t countingTransport) WrappedRoundTripper() http.RoundTripper { return t.rt }
+
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.rt.RoundTrip(r)
 	if err == nil {

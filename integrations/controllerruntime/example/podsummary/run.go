@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -30,13 +31,24 @@ type Result struct {
 // returns what it saw. cfg is the
 // cluster's config; the manager serves no metrics or probes.
 func Run(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, want int) (Result, error) {
-	mgr, err := manager.New(cfg, manager.Options{
-		NewCache:               newCache,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		// Several managers run one after the other in one process.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+	return runWith(ctx, cfg, manager.Options{NewCache: newCache}, want, func(mgr manager.Manager, report func(reconcile.Request, string)) interface {
+		SetupWithManager(context.Context, ctrl.Manager) error
+	} {
+		return &Reconciler{Client: mgr.GetClient(), Report: report}
 	})
+}
+
+// runWith runs a manager made with opts (metrics, probes and name
+// validation off) and the reconciler mk returns, until want apps have been
+// reconciled.
+func runWith(ctx context.Context, cfg *rest.Config, opts manager.Options, want int, mk func(manager.Manager, func(reconcile.Request, string)) interface {
+	SetupWithManager(context.Context, ctrl.Manager) error
+}) (Result, error) {
+	opts.Metrics = metricsserver.Options{BindAddress: "0"}
+	opts.HealthProbeBindAddress = "0"
+	// Several managers run one after the other in one process.
+	opts.Controller = config.Controller{SkipNameValidation: ptr.To(true)}
+	mgr, err := manager.New(cfg, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -44,7 +56,7 @@ func Run(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, wan
 	res := Result{Summaries: map[string]string{}}
 	all := make(chan struct{})
 	start := time.Now()
-	r := &Reconciler{Client: mgr.GetClient(), Report: func(req reconcile.Request, summary string) {
+	r := mk(mgr, func(req reconcile.Request, summary string) {
 		mu.Lock()
 		defer mu.Unlock()
 		res.Summaries[req.String()] = summary
@@ -52,7 +64,7 @@ func Run(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, wan
 			res.Elapsed = time.Since(start)
 			close(all)
 		}
-	}}
+	})
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := r.SetupWithManager(runCtx, mgr); err != nil {

@@ -115,31 +115,36 @@ var _ crcache.Cache = (*informerCache)(nil)
 // it, once the cache has started) unless failOnMissing is set; then, unless
 // told not to, it waits for the informer to sync when the cache has started.
 func (c *informerCache) lookup(ctx context.Context, gvk schema.GroupVersionKind, obj runtime.Object, failOnMissing bool, opts crcache.InformerGetOptions) (*tracked, bool, error) {
-	t, started, err := c.lookupOrAdd(gvk, obj, failOnMissing)
+	t, started, fresh, err := c.lookupOrAdd(gvk, obj, failOnMissing)
 	if err != nil {
 		return nil, started, err
 	}
-	if ptr.Deref(opts.BlockUntilSynced, true) && started && !t.e.hasSynced() {
-		if !t.e.waitSynced(ctx) {
+	if ptr.Deref(opts.BlockUntilSynced, true) && started && (fresh || !t.e.hasSynced()) {
+		// An informer this call made had not synced when it was asked for,
+		// so a context already done is a timeout even if the informer syncs
+		// before the next line (a fast one can).
+		if (fresh && ctx.Err() != nil) || !t.e.waitSynced(ctx) {
 			return nil, started, apierrors.NewTimeoutError(fmt.Sprintf("failed waiting for %T Informer to sync", obj), 0)
 		}
 	}
 	return t, started, nil
 }
 
-func (c *informerCache) lookupOrAdd(gvk schema.GroupVersionKind, obj runtime.Object, failOnMissing bool) (*tracked, bool, error) {
+// lookupOrAdd returns the informer of gvk for obj's kind, whether the cache
+// has started, and whether the informer was made by this call.
+func (c *informerCache) lookupOrAdd(gvk schema.GroupVersionKind, obj runtime.Object, failOnMissing bool) (t *tracked, started, fresh bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := entryKey{gvk, kindOf(obj)}
 	if t, ok := c.entries[key]; ok {
-		return t, c.started, nil
+		return t, c.started, false, nil
 	}
 	if failOnMissing {
-		return nil, c.started, &crcache.ErrResourceNotCached{GVK: gvk}
+		return nil, c.started, false, &crcache.ErrResourceNotCached{GVK: gvk}
 	}
 	mapping, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return nil, c.started, err
+		return nil, c.started, false, err
 	}
 	namespaced := mapping.Scope.Name() == apimeta.RESTScopeNameNamespace
 	ec := entryConfig{
@@ -168,14 +173,14 @@ func (c *informerCache) lookupOrAdd(gvk schema.GroupVersionKind, obj runtime.Obj
 		e, err = newEntry(ec, obj, c.scheme)
 	}
 	if err != nil {
-		return nil, c.started, err
+		return nil, c.started, false, err
 	}
-	t := &tracked{e: e, gvk: gvk, namespaced: namespaced}
+	t = &tracked{e: e, gvk: gvk, namespaced: namespaced}
 	c.entries[key] = t
 	if c.started {
 		c.runLocked(t)
 	}
-	return t, c.started, nil
+	return t, c.started, true, nil
 }
 
 // namespaceOf is the namespace to watch: the cache's, or the one a field

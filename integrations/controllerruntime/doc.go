@@ -30,6 +30,62 @@
 //
 //	go test -count=1 -v ./upstream/cache
 //
+// # Opt-ins: what kinformer adds, within controller-runtime's API
+//
+// New is the one-line switch. NewCache(Options) is the same cache with
+// kinformer's opt-ins; views need nothing but AddView. Each is covered by
+// an end-to-end test on a real kube-apiserver (view_test.go,
+// readyourwrites_test.go, optin_test.go), and example/optins runs them.
+//
+// # Projected views
+//
+// A struct embedding View[F] declares the fields of F a controller reads
+// (`kube:"spec.nodeName"`), and a one-line DeepCopyObject (DeepCopy) makes
+// it a client.Object. AddView puts it in the manager's scheme (kind: the
+// Go type's name in F's group and version; ViewList[V] beside it). The
+// manager's client then Gets it and Lists it into a ViewList, IndexField
+// indexes it, and builder.For, Owns and Watches watch it; the cache holds
+// an informer of views, decoded straight from the wire, and never the full
+// objects (unless something else asks for F). A view is read-only:
+// metadata it does not declare reads as empty.
+//
+//	type PodView struct {
+//		controllerruntime.View[*corev1.Pod]
+//		NodeName string `kube:"spec.nodeName"`
+//	}
+//	func (v *PodView) DeepCopyObject() runtime.Object { return controllerruntime.DeepCopy(v) }
+//
+//	err := controllerruntime.AddView[*PodView](scheme)
+//	err = ctrl.NewControllerManagedBy(mgr).For(&PodView{}).Complete(r)
+//
+// # Read your writes
+//
+// controller-runtime's client.CacheOptions.EnableReadYourWritesConsistency
+// works on this cache as on its own: the client's consistency handler
+// registers on the cache's informers and sees each write's resource version
+// through their handlers, which kinformer calls only after the change is in
+// the cache. Nothing to set beyond controller-runtime's option. (Writes of
+// F do not make reads of a view of F wait: controller-runtime keys the
+// waits by kind.)
+//
+// # Checkpoints (warm restarts)
+//
+// Options.Checkpoints.Dir saves each informer's cache (built-in types and
+// views) to a file and starts the next run from it: the server confirms the
+// file's resource version, the cache is synced at once, and the watch from
+// there brings what changed while the manager was down. Files of another
+// cluster, kind, selection or type are refused (the informer starts cold);
+// Secrets only with AllowSecrets. See Checkpoints.
+//
+// # Progress metrics
+//
+// Options.Metrics (give it controller-runtime's metrics.Registry, which the
+// manager serves) receives kinformer's reflector, informer and checkpoint
+// metrics (kinformer_reflector_*, kinformer_informer_*) and, per informer,
+// its sync progress and stalls: kinformer_cache_synced, _listing,
+// _sync_listed_objects, _sync_expected_objects, _stalled_watches_total and
+// _list_fallbacks_total, labelled by the informer's kind.
+//
 // # Where the speed comes from
 //
 // Built-in types (pods, config maps, deployments, ... the list is in

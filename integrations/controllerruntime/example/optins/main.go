@@ -25,6 +25,7 @@ import (
 
 	"github.com/kinformer/kinformer/integrations/controllerruntime"
 	"github.com/kinformer/kinformer/integrations/controllerruntime/example/podsummary"
+	"github.com/kinformer/kinformer/integrations/controllerruntime/example/podview"
 	"github.com/kinformer/kinformer/testenv"
 )
 
@@ -70,7 +71,7 @@ func run(ctx context.Context, pods int) error {
 			Checkpoints: controllerruntime.Checkpoints{Dir: dir, Interval: time.Second},
 			Metrics:     reg,
 		})
-		res, err := podsummary.RunView(ctx, cfg, newCache, pods/podsummary.PodsPerApp)
+		res, err := podview.RunView(ctx, cfg, newCache, pods/podsummary.PodsPerApp)
 		if err != nil {
 			return fmt.Errorf("%s: %w", run, err)
 		}

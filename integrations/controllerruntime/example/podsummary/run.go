@@ -31,17 +31,17 @@ type Result struct {
 // returns what it saw. cfg is the
 // cluster's config; the manager serves no metrics or probes.
 func Run(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, want int) (Result, error) {
-	return runWith(ctx, cfg, manager.Options{NewCache: newCache}, want, func(mgr manager.Manager, report func(reconcile.Request, string)) interface {
+	return RunWith(ctx, cfg, manager.Options{NewCache: newCache}, want, func(mgr manager.Manager, report func(reconcile.Request, string)) interface {
 		SetupWithManager(context.Context, ctrl.Manager) error
 	} {
 		return &Reconciler{Client: mgr.GetClient(), Report: report}
 	})
 }
 
-// runWith runs a manager made with opts (metrics, probes and name
+// RunWith runs a manager made with opts (metrics, probes and name
 // validation off) and the reconciler mk returns, until want apps have been
 // reconciled.
-func runWith(ctx context.Context, cfg *rest.Config, opts manager.Options, want int, mk func(manager.Manager, func(reconcile.Request, string)) interface {
+func RunWith(ctx context.Context, cfg *rest.Config, opts manager.Options, want int, mk func(manager.Manager, func(reconcile.Request, string)) interface {
 	SetupWithManager(context.Context, ctrl.Manager) error
 }) (Result, error) {
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}

@@ -1,4 +1,4 @@
-package podsummary
+package podview
 
 import (
 	"maps"
@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kinformer/kinformer/integrations/controllerruntime"
+	"github.com/kinformer/kinformer/integrations/controllerruntime/example/podsummary"
 )
 
 // TestViewReconcilerSameAsPods: the reconciler reading pod views, on
@@ -14,7 +15,7 @@ import (
 // controller-runtime's cache.
 func TestViewReconcilerSameAsPods(t *testing.T) {
 	const pods = 200
-	if err := Populate(t.Context(), env.Clientset(), "view", pods); err != nil {
+	if err := podsummary.Populate(t.Context(), env.Clientset(), "view", pods); err != nil {
 		t.Fatal(err)
 	}
 	cfg := env.RESTConfig()
@@ -28,7 +29,7 @@ func TestViewReconcilerSameAsPods(t *testing.T) {
 		appSet[p.Namespace+"/"+p.Labels["app"]] = true
 	}
 	apps := len(appSet)
-	reference, err := Run(t.Context(), cfg, nil, apps)
+	reference, err := podsummary.Run(t.Context(), cfg, nil, apps)
 	if err != nil {
 		t.Fatal(err)
 	}

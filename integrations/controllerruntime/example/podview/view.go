@@ -1,4 +1,7 @@
-package podsummary
+// Package podview is package podsummary's reconciler reading pod views
+// instead of pods: the same apps, the same summaries, and with kinformer's
+// cache, only the views cached.
+package podview
 
 import (
 	"context"
@@ -18,9 +21,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kinformer/kinformer/integrations/controllerruntime"
+	"github.com/kinformer/kinformer/integrations/controllerruntime/example/podsummary"
 )
 
-// PodView is what Reconciler reads of a pod, declared once: with
+// PodView is what ViewReconciler reads of a pod, declared once: with
 // kinformer's cache, the manager caches these views instead of pods.
 type PodView struct {
 	controllerruntime.View[*corev1.Pod]
@@ -38,7 +42,7 @@ type PodView struct {
 // DeepCopyObject makes PodView a runtime.Object.
 func (v *PodView) DeepCopyObject() runtime.Object { return controllerruntime.DeepCopy(v) }
 
-// ViewReconciler is Reconciler reading PodViews: the same apps, the same
+// ViewReconciler is podsummary.Reconciler reading PodViews: the same apps, the same
 // summaries.
 type ViewReconciler struct {
 	Client client.Client
@@ -48,7 +52,7 @@ type ViewReconciler struct {
 // Reconcile implements reconcile.Reconciler: req names an app.
 func (r *ViewReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var pods controllerruntime.ViewList[*PodView]
-	if err := r.Client.List(ctx, &pods, client.InNamespace(req.Namespace), client.MatchingFields{AppIndex: req.Name}); err != nil {
+	if err := r.Client.List(ctx, &pods, client.InNamespace(req.Namespace), client.MatchingFields{podsummary.AppIndex: req.Name}); err != nil {
 		return reconcile.Result{}, err
 	}
 	ready, containers := 0, 0
@@ -73,7 +77,7 @@ func (r *ViewReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 // SetupWithManager adds the app index on views and the controller to mgr,
 // whose scheme must have PodView (controllerruntime.AddView).
 func (r *ViewReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
-	err := mgr.GetFieldIndexer().IndexField(ctx, &PodView{}, AppIndex, func(o client.Object) []string {
+	err := mgr.GetFieldIndexer().IndexField(ctx, &PodView{}, podsummary.AppIndex, func(o client.Object) []string {
 		return []string{o.GetLabels()["app"]}
 	})
 	if err != nil {
@@ -87,18 +91,18 @@ func (r *ViewReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager)
 		Complete(r)
 }
 
-// RunView is Run with ViewReconciler on kinformer's cache made by newCache
+// RunView is podsummary.Run with ViewReconciler on kinformer's cache made by newCache
 // (controllerruntime.New, or NewCache with opt-ins), in a scheme of
 // client-go's types and PodView.
-func RunView(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, want int) (Result, error) {
+func RunView(ctx context.Context, cfg *rest.Config, newCache cache.NewCacheFunc, want int) (podsummary.Result, error) {
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return Result{}, err
+		return podsummary.Result{}, err
 	}
 	if err := controllerruntime.AddView[*PodView](scheme); err != nil {
-		return Result{}, err
+		return podsummary.Result{}, err
 	}
-	return runWith(ctx, cfg, manager.Options{Scheme: scheme, NewCache: newCache}, want, func(mgr manager.Manager, report func(reconcile.Request, string)) interface {
+	return podsummary.RunWith(ctx, cfg, manager.Options{Scheme: scheme, NewCache: newCache}, want, func(mgr manager.Manager, report func(reconcile.Request, string)) interface {
 		SetupWithManager(context.Context, ctrl.Manager) error
 	} {
 		return &ViewReconciler{Client: mgr.GetClient(), Report: report}

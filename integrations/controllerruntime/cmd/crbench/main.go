@@ -17,6 +17,12 @@
 // comparison side: here controller-runtime's default cache (built on
 // client-go's informers). ratio is ours/theirs of the medians. It also checks
 // that both sides' controllers saw the same thing for every pod.
+//
+// A third side runs package podview's reconciler (the same summaries, read
+// from pod views) on kinformer's cache, which then caches only the views; it
+// prints its peak RSS against controller-runtime's default cache
+// (controller-runtime-view-rss) and its time until every app was reconciled,
+// with the process's CPU (user+system) beside each side's time.
 package main
 
 import (
@@ -48,6 +54,7 @@ import (
 
 	"github.com/kinformer/kinformer/integrations/controllerruntime"
 	"github.com/kinformer/kinformer/integrations/controllerruntime/example/podsummary"
+	"github.com/kinformer/kinformer/integrations/controllerruntime/example/podview"
 	"github.com/kinformer/kinformer/testenv"
 )
 
@@ -66,6 +73,9 @@ const (
 const (
 	ours   = "kinformer"
 	theirs = "controller-runtime"
+	// view is podview's reconciler on kinformer's cache, caching only
+	// pod views.
+	view = "kinformer-view"
 )
 
 // childResult is what a child prints on its standard output.
@@ -136,14 +146,16 @@ func parent(ctx context.Context) error {
 	millis := map[string][]float64{}
 	syncMillis := map[string][]float64{}
 	rss := map[string][]float64{}
+	cpu := map[string][]float64{}
 	digests := map[string]string{}
 	for i := range *count {
-		for _, side := range []string{theirs, ours} {
-			res, mb, err := runChild(ctx, self, side, kubeconfig, *pods)
+		for _, side := range []string{theirs, ours, view} {
+			res, mb, cpuMillis, err := runChild(ctx, self, side, kubeconfig, *pods)
 			if err != nil {
 				return fmt.Errorf("run %d, %s: %w", i+1, side, err)
 			}
-			fmt.Fprintf(os.Stderr, "run %d %-18s cache synced %6.0f ms, all reconciled %6.0f ms, peak RSS %4.0f MB\n", i+1, side, res.SyncMillis, res.Millis, mb)
+			fmt.Fprintf(os.Stderr, "run %d %-18s cache synced %6.0f ms, all reconciled %6.0f ms, peak RSS %4.0f MB, CPU %6.0f ms\n", i+1, side, res.SyncMillis, res.Millis, mb, cpuMillis)
+			cpu[side] = append(cpu[side], cpuMillis)
 			millis[side] = append(millis[side], res.Millis)
 			syncMillis[side] = append(syncMillis[side], res.SyncMillis)
 			rss[side] = append(rss[side], mb)
@@ -156,20 +168,36 @@ func parent(ctx context.Context) error {
 	if digests[ours] != digests[theirs] {
 		return errors.New("the two caches' controllers saw different pods")
 	}
+	if digests[view] != digests[theirs] {
+		return errors.New("the view reconciler saw different pods than the pod reconciler")
+	}
 	fmt.Println("same reconciles on both caches: yes")
 	report(fmt.Sprintf("controller-runtime-cache-sync-%d-pods", *pods), "ms", syncMillis, 0.6)
 	report(fmt.Sprintf("controller-runtime-sync-%d-pods", *pods), "ms", millis, 0.6)
 	report(fmt.Sprintf("controller-runtime-peak-rss-%d-pods", *pods), "MB", rss, 0.6)
+	fmt.Println("same reconciles on the view side: yes")
+	vLo, vMed, vHi := stats(millis[view])
+	vcLo, vcMed, vcHi := stats(cpu[view])
+	tLo, tMed, tHi := stats(millis[theirs])
+	tcLo, tcMed, tcHi := stats(cpu[theirs])
+	fmt.Printf("# controller-runtime-view-reconciled-%d-pods: kinformer view min/median/max %.0f/%.0f/%.0f ms (client CPU %.0f/%.0f/%.0f ms), controller-runtime %.0f/%.0f/%.0f ms (client CPU %.0f/%.0f/%.0f ms)\n",
+		*pods, vLo, vMed, vHi, vcLo, vcMed, vcHi, tLo, tMed, tHi, tcLo, tcMed, tcHi)
+	rLo, rMed, rHi := stats(rss[view])
+	tLo, tMed, tHi = stats(rss[theirs])
+	fmt.Printf("# controller-runtime-view-rss: kinformer view min/median/max %.0f/%.0f/%.0f MB, controller-runtime %.0f/%.0f/%.0f MB\n", rLo, rMed, rHi, tLo, tMed, tHi)
+	fmt.Printf("controller-runtime-view-rss ours=%.0fMB clientgo=%.0fMB ratio=%.2f target=<=0.15\n", rMed, tMed, rMed/tMed)
 	return nil
+}
+
+// stats returns the min, median and max of v.
+func stats(v []float64) (lo, med, hi float64) {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[0], s[len(s)/2], s[len(s)-1]
 }
 
 // report prints min/median/max of each side and the ratio line.
 func report(name, unit string, values map[string][]float64, target float64) {
-	stats := func(v []float64) (lo, med, hi float64) {
-		s := slices.Clone(v)
-		slices.Sort(s)
-		return s[0], s[len(s)/2], s[len(s)-1]
-	}
 	oLo, oMed, oHi := stats(values[ours])
 	tLo, tMed, tHi := stats(values[theirs])
 	fmt.Printf("# %s: kinformer min/median/max %.0f/%.0f/%.0f %s, controller-runtime %.0f/%.0f/%.0f %s\n",
@@ -177,26 +205,29 @@ func report(name, unit string, values map[string][]float64, target float64) {
 	fmt.Printf("%s ours=%.0f%s clientgo=%.0f%s ratio=%.2f target=%.1f\n", name, oMed, unit, tMed, unit, oMed/tMed, target)
 }
 
-func runChild(ctx context.Context, self, side, kubeconfig string, pods int) (childResult, float64, error) {
+// runChild runs side in a child process and returns its result, its peak RSS
+// in MB and the CPU (user+system) it used in ms.
+func runChild(ctx context.Context, self, side, kubeconfig string, pods int) (childResult, float64, float64, error) {
 	cmd := exec.CommandContext(ctx, self)
 	cmd.Env = append(os.Environ(), childEnv+"="+side, childKubeconfig+"="+kubeconfig, childPods+"="+strconv.Itoa(pods))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return childResult{}, 0, err
+		return childResult{}, 0, 0, err
 	}
 	var res childResult
 	if err := json.Unmarshal(out, &res); err != nil {
-		return childResult{}, 0, fmt.Errorf("child output %q: %w", out, err)
+		return childResult{}, 0, 0, fmt.Errorf("child output %q: %w", out, err)
 	}
+	cpuMillis := float64((cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Microseconds()) / 1e3
 	if res.PeakRSSKB > 0 {
-		return res, float64(res.PeakRSSKB) / 1024, nil
+		return res, float64(res.PeakRSSKB) / 1024, cpuMillis, nil
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return childResult{}, 0, errors.New("no peak RSS for the child")
+		return childResult{}, 0, 0, errors.New("no peak RSS for the child")
 	}
-	return res, float64(ru.Maxrss) / 1024, nil // Maxrss is in KB on Linux
+	return res, float64(ru.Maxrss) / 1024, cpuMillis, nil // Maxrss is in KB on Linux
 }
 
 func child(ctx context.Context, side string) error {
@@ -210,8 +241,13 @@ func child(ctx context.Context, side string) error {
 		return err
 	}
 	var newCache cache.NewCacheFunc
-	if side == ours {
+	run := podsummary.Run
+	switch side {
+	case ours:
 		newCache = controllerruntime.New
+	case view:
+		newCache = controllerruntime.New
+		run = podview.RunView
 	}
 	if dir := os.Getenv(profileEnv); dir != "" {
 		f, err := os.Create(filepath.Join(dir, side+".cpu.pprof"))
@@ -224,7 +260,7 @@ func child(ctx context.Context, side string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	res, err := podsummary.Run(ctx, cfg, newCache, pods/podsummary.PodsPerApp)
+	res, err := run(ctx, cfg, newCache, pods/podsummary.PodsPerApp)
 	if err != nil {
 		return err
 	}

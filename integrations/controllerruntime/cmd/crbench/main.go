@@ -11,7 +11,7 @@
 //
 // It prints, per measure, min/median/max of each side and then one line
 //
-//	NAME ours=… clientgo=… ratio=… target=…
+//	NAME ours=… clientgo=… ratio=… target=<=…
 //
 // in the form of the project's other benchmarks, where "clientgo" is the
 // comparison side: here controller-runtime's default cache (built on
@@ -202,7 +202,7 @@ func report(name, unit string, values map[string][]float64, target float64) {
 	tLo, tMed, tHi := stats(values[theirs])
 	fmt.Printf("# %s: kinformer min/median/max %.0f/%.0f/%.0f %s, controller-runtime %.0f/%.0f/%.0f %s\n",
 		name, oLo, oMed, oHi, unit, tLo, tMed, tHi, unit)
-	fmt.Printf("%s ours=%.0f%s clientgo=%.0f%s ratio=%.2f target=%.1f\n", name, oMed, unit, tMed, unit, oMed/tMed, target)
+	fmt.Printf("%s ours=%.0f%s clientgo=%.0f%s ratio=%.2f target=<=%.1f\n", name, oMed, unit, tMed, unit, oMed/tMed, target)
 }
 
 // runChild runs side in a child process and returns its result, its peak RSS

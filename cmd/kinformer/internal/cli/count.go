@@ -58,7 +58,7 @@ func countObjects(ctx context.Context, cfg *rest.Config, t target, sel kube.Sele
 	if err != nil {
 		return 0, false
 	}
-	req.Header.Set("Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json")
+	req.Header.Set("Accept", acceptMetadataList)
 	resp, err := client.Do(req)
 	if err != nil {
 		return 0, false

@@ -32,7 +32,7 @@ import (
 // print in the order given) and no --shard (filtered on the client when
 // the server ignores the selector).
 func streamable(output string, sortPath []string, names []string, sess *session) bool {
-	return (output == outputJSON || output == outputYAML) && len(sortPath) == 0 && len(names) == 0 && sess.shard.IsZero()
+	return (output == outputJSON || output == outputYAML || output == outputName) && len(sortPath) == 0 && len(names) == 0 && sess.shard.IsZero()
 }
 
 // streamDocument writes the List of every target's objects to out, listing
@@ -45,12 +45,15 @@ func streamDocument(ctx context.Context, g getter, output string, chunk int64) e
 		defer cancel()
 	}
 	out := newBufferedWriter(g.streams.Out)
+	if output == outputName {
+		return streamNames(ctx, g, chunk, out)
+	}
 	dw := newDocumentWriter(out, output)
 	if err := dw.begin(); err != nil {
 		return err
 	}
 	for _, t := range g.sess.targets {
-		if err := listInto(ctx, g, t, chunk, dw); err != nil {
+		if err := listInto(ctx, g, t, chunk, "application/json", dw.item); err != nil {
 			if cause := context.Cause(ctx); errors.Is(cause, errSyncTimeout) {
 				err = fmt.Errorf("%s: %w", informerName(t), cause)
 			}
@@ -64,16 +67,56 @@ func streamDocument(ctx context.Context, g getter, output string, chunk int64) e
 	return out.flush()
 }
 
-// listInto lists t page by page and hands each object to dw.
-func listInto(ctx context.Context, g getter, t target, chunk int64, dw *documentWriter) error {
-	client, err := listquery.NewClient(g.sess.cfg, t.res.GVR, "application/json", nil)
+// streamNames prints kind/name for every target's objects as the server
+// lists them (kubectl's order: it does not sort -o name either), each
+// target listed as metadata only, in pages of chunk objects (0: one
+// response). Nothing is cached: a name is printed as its item is read.
+func streamNames(ctx context.Context, g getter, chunk int64, out *bufferedWriter) error {
+	printed := 0
+	for _, t := range g.sess.targets {
+		err := listInto(ctx, g, t, chunk, acceptMetadataList, func(item []byte, _, _ string) error {
+			var obj struct {
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal(item, &obj); err != nil {
+				return fmt.Errorf("list item: %w", err)
+			}
+			printed++
+			out.writeLine(kindName(t, obj.Metadata.Name))
+			return nil
+		})
+		if err != nil {
+			if cause := context.Cause(ctx); errors.Is(cause, errSyncTimeout) {
+				err = fmt.Errorf("%s: %w", informerName(t), cause)
+			}
+			out.flush() // what was printed before the failure
+			return explain(err, g.sess.cfg.Host, t.arg)
+		}
+	}
+	if printed == 0 {
+		fmt.Fprintf(g.streams.ErrOut, "No resources found%s.\n", inNamespace(g.sess.targets[0]))
+	}
+	return out.flush()
+}
+
+// acceptMetadataList asks for a list's items as metadata only (names and
+// labels are all -o name needs), falling back to whole objects.
+const acceptMetadataList = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"
+
+// listInto lists t page by page, asking for the accept media type (whole
+// objects or metadata only, both JSON), and hands each object to item with
+// the target's apiVersion and kind (a list's items may come without them).
+func listInto(ctx context.Context, g getter, t target, chunk int64, accept string, item func(raw []byte, apiVersion, kind string) error) error {
+	client, err := listquery.NewClient(g.sess.cfg, t.res.GVR, accept, nil)
 	if err != nil {
 		return err
 	}
 	gv := t.res.GVR.GroupVersion().String()
 	opts := listwatch.Options{Limit: max(chunk, 0)}
 	for {
-		r := client.Get().Resource(t.res.GVR.Resource).SetHeader("Accept", "application/json")
+		r := client.Get().Resource(t.res.GVR.Resource).SetHeader("Accept", accept)
 		if t.namespace != "" {
 			r = r.Namespace(t.namespace)
 		}
@@ -82,7 +125,7 @@ func listInto(ctx context.Context, g getter, t target, chunk int64, dw *document
 		if err != nil {
 			return listquery.MapError(err)
 		}
-		cont, err := decodeList(body, func(item []byte) error { return dw.item(item, gv, t.res.Kind) })
+		cont, err := decodeList(body, func(raw []byte) error { return item(raw, gv, t.res.Kind) })
 		_ = body.Close()
 		if err != nil {
 			if ctx.Err() != nil {

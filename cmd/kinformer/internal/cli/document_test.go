@@ -220,6 +220,43 @@ func TestGetJSONStreamsObjectsAsTheyCome(t *testing.T) {
 	}
 }
 
+// -o name reads the list as metadata only and prints each name as it is
+// read, in the server's order as kubectl does, without an informer (no
+// watch) and without sorting.
+func TestGetNamesStreamInTheServersOrder(t *testing.T) {
+	var accept []string
+	var watched bool
+	var mu sync.Mutex
+	global := fakeCluster(t, byResource(map[string]http.HandlerFunc{"pods": func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Query().Get("watch") == "true" {
+			watched = true
+			http.Error(w, "no watch here", http.StatusMethodNotAllowed)
+			return
+		}
+		accept = append(accept, r.Header.Get("Accept"))
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},"items":[`+
+			`{"metadata":{"name":"zeta","namespace":"t2"}},{"metadata":{"name":"alpha","namespace":"t1"}},{"metadata":{"name":"mid","namespace":"t1"}}]}`)
+	}}))
+	var out, errOut bytes.Buffer
+	if err := RunGet(t.Context(), Streams{Out: &out, ErrOut: &errOut}, global, GetOptions{Output: "name", ChunkSize: 500}, []string{"pods"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "pod/zeta\npod/alpha\npod/mid\n"; out.String() != want {
+		t.Errorf("stdout %q, want %q (the server's order)", out.String(), want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if watched {
+		t.Error("-o name started a watch: it should read one list and print as it reads")
+	}
+	if len(accept) != 1 || !strings.Contains(accept[0], "as=PartialObjectMetadataList") {
+		t.Errorf("list requests' Accept headers %q, want one asking for metadata only", accept)
+	}
+}
+
 // watchingWriter closes seen once what was written contains want.
 type watchingWriter struct {
 	mu   sync.Mutex

@@ -88,7 +88,9 @@ renders them (a custom resource's printer columns included; -o wide adds
 kubectl's wide ones), or names, JSON or YAML.
 
 Each output reads only what it needs: -o name metadata, a table the server's
-table rendering, -o json and -o yaml whole objects.`,
+table rendering, -o json and -o yaml whole objects. Without --sort-by or
+names, -o name, -o json and -o yaml print the list as it arrives, in the
+server's order, with no cache.`,
 		Example: `  kinformer get pods -A --sort-by .metadata.creationTimestamp
   kinformer get cm -n kube-system -o name
   kinformer get deploy web -o yaml`,

@@ -9,6 +9,10 @@ package cli
 //
 // --sort-by may need more: a path outside metadata needs whole objects for
 // -o name, and the Table rows' objects (includeObject=Object) for a table.
+//
+// Without --sort-by, names or --shard, get -o name, -o json and -o yaml
+// need no cache at all: they print each item of a plain list as it is read
+// (streamDocument, document.go), in the server's order, as kubectl does.
 
 // outputSource names a kind of source.
 type outputSource int

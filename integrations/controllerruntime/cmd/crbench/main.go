@@ -23,6 +23,12 @@
 // prints its peak RSS against controller-runtime's default cache
 // (controller-runtime-view-rss) and its time until every app was reconciled,
 // with the process's CPU (user+system) beside each side's time.
+//
+// A fourth side restarts that view reconciler from a checkpoint of its
+// cache (controllerruntime.Options.Checkpoints) written by a first,
+// uncounted run, and prints its time until every app was reconciled
+// against controller-runtime's default cache started cold
+// (controller-runtime-warm-restart-time; see warm.go).
 package main
 
 import (
@@ -46,6 +52,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -87,6 +94,9 @@ type childResult struct {
 	// /proc/self/status), 0 where there is none. The kernel's rusage of
 	// a child is no good here: it starts at the parent's RSS when forked.
 	PeakRSSKB int64 `json:"peak_rss_kb"`
+	// Resumed says that the warm side's informers all started from a
+	// checkpoint the server confirmed (see resumedFresh).
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 func main() {
@@ -143,13 +153,22 @@ func parent(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dir, err := os.MkdirTemp("", "crbench-checkpoints-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv(checkpointEnv, dir) // the children inherit it
+	if err := writeCheckpoint(ctx, self, kubeconfig, *pods); err != nil {
+		return err
+	}
 	millis := map[string][]float64{}
 	syncMillis := map[string][]float64{}
 	rss := map[string][]float64{}
 	cpu := map[string][]float64{}
 	digests := map[string]string{}
 	for i := range *count {
-		for _, side := range []string{theirs, ours, view} {
+		for _, side := range []string{theirs, ours, view, viewWarm} {
 			res, mb, cpuMillis, err := runChild(ctx, self, side, kubeconfig, *pods)
 			if err != nil {
 				return fmt.Errorf("run %d, %s: %w", i+1, side, err)
@@ -159,6 +178,9 @@ func parent(ctx context.Context) error {
 			millis[side] = append(millis[side], res.Millis)
 			syncMillis[side] = append(syncMillis[side], res.SyncMillis)
 			rss[side] = append(rss[side], mb)
+			if side == viewWarm && !res.Resumed {
+				return fmt.Errorf("run %d, %s: the informers did not all start from the checkpoint with the server confirming it", i+1, side)
+			}
 			if d, ok := digests[side]; ok && d != res.Digest {
 				return fmt.Errorf("%s saw different pods in two runs", side)
 			}
@@ -170,6 +192,9 @@ func parent(ctx context.Context) error {
 	}
 	if digests[view] != digests[theirs] {
 		return errors.New("the view reconciler saw different pods than the pod reconciler")
+	}
+	if digests[viewWarm] != digests[theirs] {
+		return errors.New("the view reconciler restarted from a checkpoint saw different pods than the pod reconciler")
 	}
 	fmt.Println("same reconciles on both caches: yes")
 	report(fmt.Sprintf("controller-runtime-cache-sync-%d-pods", *pods), "ms", syncMillis, 0.6)
@@ -186,6 +211,8 @@ func parent(ctx context.Context) error {
 	tLo, tMed, tHi = stats(rss[theirs])
 	fmt.Printf("# controller-runtime-view-rss: kinformer view min/median/max %.0f/%.0f/%.0f MB, controller-runtime %.0f/%.0f/%.0f MB\n", rLo, rMed, rHi, tLo, tMed, tHi)
 	fmt.Printf("controller-runtime-view-rss ours=%.0fMB clientgo=%.0fMB ratio=%.2f target=<=0.15\n", rMed, tMed, rMed/tMed)
+	fmt.Println("same reconciles after a warm restart: yes")
+	reportWarm(millis, cpu)
 	return nil
 }
 
@@ -241,12 +268,18 @@ func child(ctx context.Context, side string) error {
 		return err
 	}
 	var newCache cache.NewCacheFunc
+	var warmMetrics *prometheus.Registry
 	run := podsummary.Run
 	switch side {
 	case ours:
 		newCache = controllerruntime.New
 	case view:
 		newCache = controllerruntime.New
+		run = podview.RunView
+	case viewWarm:
+		if newCache, warmMetrics, err = warmCache(); err != nil {
+			return err
+		}
 		run = podview.RunView
 	}
 	if dir := os.Getenv(profileEnv); dir != "" {
@@ -275,6 +308,12 @@ func child(ctx context.Context, side string) error {
 			return err
 		}
 	}
+	var resumed bool
+	if warmMetrics != nil {
+		if resumed, err = resumedFresh(warmMetrics); err != nil {
+			return err
+		}
+	}
 	h := sha256.New()
 	keys := make([]string, 0, len(res.Summaries))
 	for k := range res.Summaries {
@@ -289,6 +328,7 @@ func child(ctx context.Context, side string) error {
 		Millis:     float64(res.Elapsed.Microseconds()) / 1e3,
 		SyncMillis: float64(res.Synced.Microseconds()) / 1e3,
 		Digest:     hex.EncodeToString(h.Sum(nil)),
+		Resumed:    resumed,
 	})
 }
 

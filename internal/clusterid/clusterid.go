@@ -15,8 +15,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/internal/metacodec"
 )
 
 // Reader reads the identity once and remembers it; a failure is not
@@ -39,7 +40,7 @@ func New(cfg *rest.Config, hc *http.Client, mapErr func(error) error) *Reader {
 	rc := rest.CopyConfig(cfg)
 	rc.GroupVersion = &schema.GroupVersion{Version: "v1"}
 	rc.APIPath = "/api"
-	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc.NegotiatedSerializer = metacodec.Serializer
 	rc.AcceptContentTypes = "application/json"
 	if rc.UserAgent == "" {
 		rc.UserAgent = rest.DefaultKubernetesUserAgent()

@@ -10,8 +10,9 @@ import (
 	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/kinformer/kinformer/internal/metacodec"
 )
 
 // NewClient builds the REST client of one resource's collection: cfg
@@ -32,7 +33,7 @@ func NewClient(cfg *rest.Config, gvr schema.GroupVersionResource, accept string,
 	if gv.Group == "" {
 		rc.APIPath = "/api"
 	}
-	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc.NegotiatedSerializer = metacodec.Serializer
 	rc.AcceptContentTypes = accept
 	if rc.QPS == 0 && rc.Burst == 0 && rc.RateLimiter == nil {
 		rc.QPS, rc.Burst = DefaultQPS, DefaultBurst

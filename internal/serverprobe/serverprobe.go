@@ -13,9 +13,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	"github.com/kinformer/kinformer/internal/metacodec"
 	"github.com/kinformer/kinformer/reflector"
 )
 
@@ -50,7 +50,7 @@ func probeClient(cfg *rest.Config, hc *http.Client) (*rest.RESTClient, error) {
 	}
 	rc.GroupVersion = &schema.GroupVersion{Version: "v1"}
 	rc.APIPath = "/api"
-	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc.NegotiatedSerializer = metacodec.Serializer
 	// The probe is one small request every half second while nothing
 	// answers; it does not take tokens from the informers' rate limiter.
 	rc.RateLimiter = nil

@@ -2,14 +2,14 @@ package source
 
 import (
 	"fmt"
+	"path"
 	"reflect"
 	"strings"
 
-	"github.com/kinformer/kinformer/internal/wire"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // builtin describes how a built-in Go type is served: which resource, at
@@ -21,17 +21,26 @@ type builtin struct {
 	namespaced bool
 	// elem is the object's struct type (corev1.Pod for *corev1.Pod).
 	elem reflect.Type
-	// list is the list's struct type (corev1.PodList); items is the index
-	// of its Items field.
+	// list is the struct a JSON list of elem decodes into (see listOf);
+	// items is the index of its Items field.
 	list  reflect.Type
 	items int
 	// listMetaTag and itemsTag are the protobuf field numbers of the list's
-	// metadata and items, read from the struct tags.
+	// metadata and items.
 	listMetaTag, itemsTag uint64
 }
 
 // resolveBuiltin resolves the resource served as Go type t (a pointer to a
 // struct registered in client-go's kubernetes scheme).
+//
+// The scheme itself is not linked: it would link and initialize every API
+// group, most of an idle process's memory (process-baseline-rss in bench/).
+// builtinPackages, a table generated from it and checked against it by the
+// tests, gives the group of t's package and says whether t's kind is
+// registered and has a list; the version is the package's last path
+// element and the kind is t's name, as for every type of k8s.io/api. Every
+// generated list (XList) carries its ListMeta as protobuf field 1 and its
+// Items as field 2, which the tests check too.
 //
 // The plural comes from meta.UnsafeGuessKindToResource, whose rule
 // (lower-case kind; -s gets -es, -y gets -ies, endpoints stays) gives the
@@ -43,50 +52,62 @@ func resolveBuiltin(t reflect.Type) (builtin, error) {
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return builtin{}, fmt.Errorf("kube: %v is not a pointer to a struct", t)
 	}
-	obj, ok := reflect.New(t.Elem()).Interface().(runtime.Object)
-	if !ok {
+	if _, ok := reflect.New(t.Elem()).Interface().(runtime.Object); !ok {
 		return builtin{}, fmt.Errorf("kube: %v is not a runtime.Object", t)
 	}
-	if !strings.HasPrefix(t.Elem().PkgPath(), "k8s.io/api/") {
+	pkgPath, kind := t.Elem().PkgPath(), t.Elem().Name()
+	rel, ok := strings.CutPrefix(pkgPath, "k8s.io/api/")
+	if !ok {
 		return builtin{}, fmt.Errorf("kube: %v is not a built-in Kubernetes type (use Dynamic or Metadata for other resources)", t)
 	}
-	gvks, _, err := scheme.Scheme.ObjectKinds(obj)
-	if err != nil {
-		return builtin{}, fmt.Errorf("kube: %v is not registered in client-go's scheme: %w", t, err)
+	pkg, ok := builtinPackages[rel]
+	if !ok || !hasWord(pkg.listable, kind) && !hasWord(pkg.other, kind) {
+		return builtin{}, fmt.Errorf("kube: %v is not registered in client-go's scheme: %w", t,
+			runtime.NewNotRegisteredErrForType("k8s.io/client-go/kubernetes/scheme", t.Elem()))
 	}
-	var found []schema.GroupVersionKind
-	for _, gvk := range gvks {
-		if scheme.Scheme.Recognizes(gvk.GroupVersion().WithKind(gvk.Kind + "List")) {
-			found = append(found, gvk)
-		}
+	gvk := schema.GroupVersionKind{Group: pkg.group, Version: path.Base(rel), Kind: kind}
+	if !hasWord(pkg.listable, kind) {
+		return builtin{}, fmt.Errorf("kube: %v (%v) is not a resource that can be listed and watched", t, []schema.GroupVersionKind{gvk})
 	}
-	switch len(found) {
-	case 0:
-		return builtin{}, fmt.Errorf("kube: %v (%v) is not a resource that can be listed and watched", t, gvks)
-	case 1:
-	default:
-		return builtin{}, fmt.Errorf("kube: %v is registered under several kinds %v", t, found)
-	}
-	b := builtin{gvk: found[0], elem: t.Elem()}
+	b := builtin{gvk: gvk, elem: t.Elem(), list: listOf(t.Elem()), items: listItems, listMetaTag: 1, itemsTag: 2}
 	plural, _ := meta.UnsafeGuessKindToResource(b.gvk)
 	b.resource = plural.Resource
 	b.namespaced = !clusterScoped[b.gvk.GroupKind()]
-
-	listObj, err := scheme.Scheme.New(b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List"))
-	if err != nil {
-		return builtin{}, fmt.Errorf("kube: list type of %v: %w", t, err)
-	}
-	b.list = reflect.TypeOf(listObj).Elem()
-	itemsField, ok := b.list.FieldByName("Items")
-	if !ok || itemsField.Type != reflect.SliceOf(b.elem) {
-		return builtin{}, fmt.Errorf("kube: %v has no Items field of []%v", b.list, b.elem)
-	}
-	b.items = itemsField.Index[0]
-	b.itemsTag = wire.Number(itemsField)
-	if lm, ok := b.list.FieldByName("ListMeta"); ok {
-		b.listMetaTag = wire.Number(lm)
-	}
 	return b, nil
+}
+
+// builtinPackage is what client-go's kubernetes scheme registers from one
+// package of k8s.io/api: its API group, and its kinds, space-separated:
+// those that can be listed (they have an XList), and the others (lists,
+// reviews, options, subresources).
+type builtinPackage struct {
+	group, listable, other string
+}
+
+// hasWord reports whether the space-separated list words holds w.
+func hasWord(words, w string) bool {
+	for f := range strings.FieldsSeq(words) {
+		if f == w {
+			return true
+		}
+	}
+	return false
+}
+
+// listItems is the index of the Items field in a listOf type.
+const listItems = 3
+
+// listOf returns the struct type a JSON list of elem decodes into: the
+// fields of the generated XList, under the same JSON names, without
+// linking that type (see resolveBuiltin).
+func listOf(elem reflect.Type) reflect.Type {
+	str := reflect.TypeFor[string]()
+	return reflect.StructOf([]reflect.StructField{
+		{Name: "APIVersion", Type: str, Tag: `json:"apiVersion,omitempty"`},
+		{Name: "Kind", Type: str, Tag: `json:"kind,omitempty"`},
+		{Name: "ListMeta", Type: reflect.TypeFor[metav1.ListMeta](), Tag: `json:"metadata,omitempty"`},
+		{Name: "Items", Type: reflect.SliceOf(elem), Tag: `json:"items"`},
+	})
 }
 
 // ClusterScoped reports whether gk is a built-in kind that is not

@@ -177,32 +177,29 @@ func decodeProtoList[T cache.Object](b builtin, body []byte, decode func([]byte)
 	return page, nil
 }
 
-// decodeJSONList decodes a JSON list body into the list struct and returns
-// pointers into its Items array (the JSON path is the fallback, so it keeps
-// the simple form).
+// decodeJSONList decodes a JSON list body into b.list (see listOf) and
+// returns pointers into its Items array (the JSON path is the fallback, so
+// it keeps the simple form).
 func decodeJSONList[T cache.Object](b builtin, body []byte, lenient bool) (listwatch.Page[T], error) {
 	var page listwatch.Page[T]
 	lp := reflect.New(b.list)
 	if err := json.UnmarshalCaseSensitivePreserveInts(body, lp.Interface()); err != nil {
 		return page, fmt.Errorf("%w: %sList: %w", ErrMalformed, b.gvk.Kind, err)
 	}
-	lk := lp.Interface().(runtime.Object).GetObjectKind().GroupVersionKind()
+	l := lp.Elem()
+	lk := schema.FromAPIVersionAndKind(l.Field(0).String(), l.Field(1).String())
 	want := b.gvk.GroupVersion().WithKind(b.gvk.Kind + "List")
 	if !lenient && lk != want {
 		return page, &listwatch.DecodeError{Got: describeGVK(lk), Err: fmt.Errorf("want %v", describeGVK(want))}
 	}
-	items := lp.Elem().Field(b.items)
+	items := l.Field(b.items)
 	page.Items = make([]T, items.Len())
 	for i := range page.Items {
 		t := items.Index(i).Addr().Interface().(T)
 		any(t).(runtime.Object).GetObjectKind().SetGroupVersionKind(b.gvk)
 		page.Items[i] = t
 	}
-	if lm, ok := lp.Interface().(metav1.ListInterface); ok {
-		page.ResourceVersion = lm.GetResourceVersion()
-		page.Continue = lm.GetContinue()
-		page.RemainingItemCount = lm.GetRemainingItemCount()
-	}
+	setListMeta(&page, l.Field(2).Addr().Interface().(*metav1.ListMeta))
 	return page, nil
 }
 
@@ -228,8 +225,8 @@ func metadataBuiltin() builtin {
 	return builtin{
 		gvk:         metav1.SchemeGroupVersion.WithKind("PartialObjectMetadata"),
 		elem:        reflect.TypeFor[metav1.PartialObjectMetadata](),
-		list:        list,
-		items:       items.Index[0],
+		list:        listOf(reflect.TypeFor[metav1.PartialObjectMetadata]()),
+		items:       listItems,
 		itemsTag:    wire.Number(items),
 		listMetaTag: wire.Number(lm),
 	}

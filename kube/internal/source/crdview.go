@@ -10,11 +10,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/internal/listquery"
+	"github.com/kinformer/kinformer/internal/metacodec"
 	"github.com/kinformer/kinformer/internal/project"
 )
 
@@ -85,7 +85,7 @@ func crdSchema(ctx context.Context, cfg *rest.Config, gvr schema.GroupVersionRes
 	rc := rest.CopyConfig(cfg)
 	rc.GroupVersion = &crdsGV
 	rc.APIPath = "/apis"
-	rc.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc.NegotiatedSerializer = metacodec.Serializer
 	rc.AcceptContentTypes = acceptJSON
 	if hc == nil {
 		var err error

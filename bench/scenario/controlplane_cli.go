@@ -107,53 +107,15 @@ func runCLIPair(ctx context.Context, opts ControlPlaneOptions, self []string, ku
 }
 
 // timeProcess runs cmd and returns its wall time from start to exit in ms,
-// its peak RSS in MB, and the pods it reported: the lines the command
-// printed, or the count the library child printed.
-//
-// The peak RSS is the child's VmHWM, read from /proc every few
-// milliseconds while it runs, not the rusage of scenario 7's first pair:
-// Linux starts a child's ru_maxrss at its parent's RSS (Go forks with a
-// shared address space, and exec keeps the high-water mark of the address
-// space it leaves), which would floor both sides of this pair at the bench
-// process's size. Where /proc is missing, rusage it is.
+// its peak RSS in MB (runPeak's), and the pods it reported: the lines the
+// command printed, or the count the library child printed.
 func timeProcess(cmd *exec.Cmd, side Side) (float64, float64, int, error) {
 	var out bytes.Buffer
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, err
-	}
-	exited := make(chan error, 1)
-	// Ends when the child exits; received below before returning.
-	go func() { exited <- cmd.Wait() }()
-	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	var hwmKB int64
-	var err error
-wait:
-	for {
-		if kb, ok := readVmHWM(status); ok {
-			hwmKB = max(hwmKB, kb)
-		}
-		select {
-		case err = <-exited:
-			break wait
-		case <-tick.C:
-		}
-	}
-	if err != nil {
+	run, err := runPeak(cmd)
+	if err = errors.Join(err, run.exit); err != nil {
 		return 0, 0, 0, fmt.Errorf("%w: %s", err, stderr.String())
-	}
-	millis := float64(time.Since(start).Microseconds()) / 1e3
-	peakMB := float64(hwmKB) / 1024
-	if hwmKB == 0 {
-		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		if !ok {
-			return 0, 0, 0, errors.New("no rusage for the child")
-		}
-		peakMB = float64(ru.Maxrss) / 1024
 	}
 	var count int
 	if side == CLIGet {
@@ -165,7 +127,61 @@ wait:
 		}
 		count = n
 	}
-	return millis, peakMB, count, nil
+	return run.millis, run.rssMB, count, nil
+}
+
+// peakRun is what runPeak measured of a process.
+type peakRun struct {
+	millis, rssMB, cpuSeconds float64
+	// exit is the process's Wait error: one that failed or was killed
+	// still has its figures.
+	exit error
+}
+
+// runPeak starts cmd, waits for it to exit and returns its wall time from
+// start to exit, its peak RSS and its CPU (user and system). The error is
+// for a process that could not start, or whose peak is unknown.
+//
+// The peak RSS is the child's VmHWM, read from /proc every few
+// milliseconds while it runs, not its rusage: Linux starts a child's
+// ru_maxrss at its parent's RSS (Go forks with a shared address space, and
+// exec keeps the high-water mark of the address space it leaves), which
+// would floor every side at the bench process's size. Where /proc is
+// missing, rusage it is.
+func runPeak(cmd *exec.Cmd) (peakRun, error) {
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return peakRun{}, err
+	}
+	exited := make(chan error, 1)
+	// Ends when the child exits; received below before returning.
+	go func() { exited <- cmd.Wait() }()
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	var hwmKB int64
+	var exit error
+wait:
+	for {
+		if kb, ok := readVmHWM(status); ok {
+			hwmKB = max(hwmKB, kb)
+		}
+		select {
+		case exit = <-exited:
+			break wait
+		case <-tick.C:
+		}
+	}
+	r := peakRun{millis: float64(time.Since(start).Microseconds()) / 1e3, rssMB: float64(hwmKB) / 1024,
+		cpuSeconds: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), exit: exit}
+	if hwmKB == 0 {
+		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			return r, errors.New("no peak RSS for the child: neither /proc nor rusage")
+		}
+		r.rssMB = float64(ru.Maxrss) / 1024 // KB on Linux
+	}
+	return r, nil
 }
 
 // buildKinformer builds the command of the kinformer module this one

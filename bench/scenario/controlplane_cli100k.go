@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"time"
 
 	"github.com/kinformer/kinformer/testenv"
@@ -256,35 +255,12 @@ func measureCommand(ctx context.Context, timeout time.Duration, bin string, args
 	cmd := exec.CommandContext(runCtx, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = out, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	run, err := runPeak(cmd) // controlplane_cli.go
+	if err != nil {
 		return cliRun{}, err
 	}
-	exited := make(chan error, 1)
-	// Ends when the child exits; received below before returning.
-	go func() { exited <- cmd.Wait() }()
-	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	var hwmKB int64
-wait:
-	for {
-		if kb, ok := readVmHWM(status); ok {
-			hwmKB = max(hwmKB, kb)
-		}
-		select {
-		case err = <-exited:
-			break wait
-		case <-tick.C:
-		}
-	}
-	r := cliRun{millis: float64(time.Since(start).Microseconds()) / 1e3, rssMB: float64(hwmKB) / 1024}
-	if hwmKB == 0 {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.rssMB = float64(ru.Maxrss) / 1024
-		}
-	}
-	r.cpuSeconds = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	err = run.exit
+	r := cliRun{millis: run.millis, rssMB: run.rssMB, cpuSeconds: run.cpuSeconds}
 	switch {
 	case ctx.Err() != nil:
 		return cliRun{}, ctx.Err()

@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"crypto/sha256"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The table's outputs compare without the AGE column: two tables that
@@ -38,5 +40,29 @@ func TestDigestOutputLeavesOutAge(t *testing.T) {
 	}
 	if digest(w1, true) == digest(w3, true) {
 		t.Error("a difference after the AGE column was not seen")
+	}
+}
+
+// A command that fails or outlives its timeout is a run that did not
+// finish, with its figures and what it printed; one that cannot start
+// stops the bench.
+func TestMeasureCommandReportsUnfinishedRuns(t *testing.T) {
+	dir := t.TempDir()
+	r, err := measureCommand(t.Context(), time.Minute, "sh", []string{"-c", "echo partial; echo broken >&2; exit 3"}, filepath.Join(dir, "fail.out"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.failed, "exit status 3") || !strings.Contains(r.failed, "broken") || r.bytes != int64(len("partial\n")) || r.rssMB <= 0 {
+		t.Errorf("failing command: %+v, want its exit status, its stderr, the 8 bytes printed and a peak RSS", r)
+	}
+	r, err = measureCommand(t.Context(), 200*time.Millisecond, "sh", []string{"-c", "echo started; exec sleep 30"}, filepath.Join(dir, "slow.out"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.failed, "killed after the 200ms timeout") || r.bytes != int64(len("started\n")) {
+		t.Errorf("slow command: %+v, want it killed at the timeout with what it printed", r)
+	}
+	if _, err := measureCommand(t.Context(), time.Minute, filepath.Join(dir, "no-such-command"), nil, filepath.Join(dir, "none.out"), false); err == nil {
+		t.Error("a command that cannot start: no error")
 	}
 }

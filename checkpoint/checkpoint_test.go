@@ -312,3 +312,72 @@ func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
 		t.Fatalf("symlink to a checkpoint: %d items, %v", len(snap.Items), err)
 	}
 }
+
+// Open reads the header only: a file whose objects are corrupt opens, and
+// tells its version and count; Items then refuses it, offering nothing
+// when asked to offer (the checksum is checked before any object is
+// decoded).
+func TestOpenReadsTheHeaderAndItemsChecksTheRest(t *testing.T) {
+	codec := podCodec(t)
+	want := pods(3 * 256) // several batches, decoded on several goroutines
+	data := encode(t, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "4711", Items: want})
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.ckpt"), filepath.Join(dir, "bad.ckpt")
+	if err := os.WriteFile(good, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	corrupted := bytes.Clone(data)
+	corrupted[len(corrupted)-100] ^= 0xff // in the last object
+	if err := os.WriteFile(bad, corrupted, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, offer := range []bool{false, true} {
+		t.Run(fmt.Sprintf("offer=%v", offer), func(t *testing.T) {
+			f, err := checkpoint.Open(good, podID, codec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.ResourceVersion != "4711" || f.Count != len(want) || f.Written.IsZero() {
+				t.Fatalf("header: rv %q, count %d, written %v", f.ResourceVersion, f.Count, f.Written)
+			}
+			var offered atomic.Int64
+			var fn func([]*corev1.Pod)
+			if offer {
+				fn = func(objs []*corev1.Pod) { offered.Add(int64(len(objs))) }
+			}
+			items, err := f.Items(fn)
+			if err != nil || len(items) != len(want) {
+				t.Fatalf("%d items, %v", len(items), err)
+			}
+			if offer && offered.Load() != int64(len(want)) {
+				t.Fatalf("%d objects offered, want %d", offered.Load(), len(want))
+			}
+			if _, err := f.Items(nil); err == nil {
+				t.Fatal("Items read a file twice")
+			}
+
+			b, err := checkpoint.Open(bad, podID, codec)
+			if err != nil {
+				t.Fatalf("a file corrupt past its header does not open: %v", err)
+			}
+			defer b.Close()
+			offered.Store(0)
+			if items, err := b.Items(fn); !errors.Is(err, checkpoint.ErrCorrupt) || items != nil {
+				t.Fatalf("corrupt file: %d items, %v", len(items), err)
+			}
+			if offered.Load() != 0 {
+				t.Fatalf("%d objects of a corrupt file offered", offered.Load())
+			}
+		})
+	}
+	other := podID
+	other.Cluster = "another"
+	if _, err := checkpoint.Open(good, other, codec); !errors.Is(err, checkpoint.ErrOtherCluster) {
+		t.Fatalf("open for another cluster: %v", err)
+	}
+	if _, err := checkpoint.Open(filepath.Join(dir, "missing"), podID, codec); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("open a missing file: %v", err)
+	}
+}

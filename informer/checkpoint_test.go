@@ -204,6 +204,96 @@ func TestRestartFromExpiredCheckpointDeliversOnlyDifferences(t *testing.T) {
 	})
 }
 
+// A checkpoint whose version expired costs no decoding before the relist
+// starts: the relist is asked for first, the file is read meanwhile, its
+// objects offered to Reuse as they are decoded and dropped (Reuse(nil))
+// once the relist is applied; handlers see the same as when the file is
+// read first (TestRestartFromExpiredCheckpointDeliversOnlyDifferences).
+func TestExpiredCheckpointIsReadWhileRelisting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := seeded(t, 20)
+		path := filepath.Join(t.TempDir(), "cms.ckpt")
+		writeFirst(t, src, path)
+		whileDown(t, src)
+		src.Compact()
+
+		codec, err := checkpoint.DefaultCodec[*corev1.ConfigMap]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Decoding waits (up to a minute) for the relist to be asked
+		// for: an informer that reads the file before relisting
+		// decodes it all first.
+		var decodedBeforeRelist atomic.Int32
+		before := len(src.ListCalls()) + len(src.WatchCalls()) // the first run's
+		decode := codec.Decode
+		codec.Decode = func(b []byte) (*corev1.ConfigMap, error) {
+			for range 60 {
+				if len(src.ListCalls())+len(src.WatchCalls()) >= before+2 { // the exact question, then the relist (or a streaming one)
+					return decode(b)
+				}
+				time.Sleep(time.Second)
+			}
+			decodedBeforeRelist.Add(1)
+			return decode(b)
+		}
+		var offered, drops atomic.Int32
+		opts := CheckpointOptions[*corev1.ConfigMap]{Codec: codec, Reuse: func(objs []*corev1.ConfigMap) {
+			if objs == nil {
+				drops.Add(1)
+			}
+			offered.Add(int32(len(objs)))
+		}}
+		rec := newViewRecorder[*corev1.ConfigMap]()
+		second := startCheckpointed(t, src, path, opts, rec)
+		defer second.stop(t)
+		if !second.inf.WaitForCacheSync(t.Context()) {
+			t.Fatal("not synced")
+		}
+		synctest.Wait()
+		if n := decodedBeforeRelist.Load(); n != 0 {
+			t.Errorf("%d objects of the expired file decoded before the relist was asked for", n)
+		}
+		if offered.Load() != 20 || drops.Load() != 1 {
+			t.Errorf("%d objects offered to Reuse, dropped %d times; want the file's 20, dropped once", offered.Load(), drops.Load())
+		}
+		if got, want := versionsOf(second.inf.Cache().List()), versionsOf(src.Objects()); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("cache %v, source %v", got, want)
+		}
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if rec.initial != 20 || rec.adds != 21 || rec.updates != 1 || rec.deletes != 1 {
+			t.Fatalf("handler saw %d initial adds, %d adds, %d updates, %d deletes", rec.initial, rec.adds, rec.updates, rec.deletes)
+		}
+	})
+}
+
+// A checkpoint confirmed by the server is read whole, and offers nothing
+// for reuse: there is no relist to share it with.
+func TestConfirmedCheckpointOffersNothingForReuse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := seeded(t, 5)
+		path := filepath.Join(t.TempDir(), "cms.ckpt")
+		writeFirst(t, src, path)
+		var offered, drops atomic.Int32
+		opts := CheckpointOptions[*corev1.ConfigMap]{Reuse: func(objs []*corev1.ConfigMap) {
+			if objs == nil {
+				drops.Add(1)
+			}
+			offered.Add(int32(len(objs)))
+		}}
+		second := startCheckpointed(t, src, path, opts, nil)
+		defer second.stop(t)
+		if !second.inf.WaitForCacheSync(t.Context()) {
+			t.Fatal("not synced")
+		}
+		synctest.Wait()
+		if offered.Load() != 0 || drops.Load() != 1 || len(second.inf.Cache().List()) != 5 {
+			t.Fatalf("offered %d, dropped %d times, cached %d", offered.Load(), drops.Load(), len(second.inf.Cache().List()))
+		}
+	})
+}
+
 // Nothing of a checkpoint is served before the server confirms its
 // version: while the server does not answer, the cache is empty and the
 // informer not synced.

@@ -116,3 +116,40 @@ func TestReuseCachedLooksUpOnlyAddedWatchEvents(t *testing.T) {
 		t.Errorf("%d lookups, want 1 (the added event)", lookups)
 	}
 }
+
+// Objects offered (an expired checkpoint read while relisting) are found
+// at their version while the cache is empty, and left alone by the
+// transform (they went through it with their checkpoint), until Offer(nil)
+// drops them.
+func TestCachedLookupFindsOfferedObjectsUntilDropped(t *testing.T) {
+	l := &CachedLookup[*corev1.Pod]{}
+	l.SetReader(cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{}).Reader())
+	calls := 0
+	tr := l.SkipCached(func(p *corev1.Pod) (*corev1.Pod, error) { calls++; return p, nil })
+	if !l.empty() {
+		t.Fatal("nothing cached nor offered, and not empty")
+	}
+	offered := pod("shop", "web-0", "42")
+	l.Offer([]*corev1.Pod{offered, pod("shop", "web-1", "43")})
+	if l.empty() {
+		t.Fatal("with objects offered, the decoder would not look")
+	}
+	if got, ok := l.at("shop", "web-0", "42"); !ok || got != offered {
+		t.Fatal("offered object at its version not found")
+	}
+	if _, ok := l.at("shop", "web-0", "41"); ok {
+		t.Fatal("offered object found at another version")
+	}
+	if _, ok := l.at("shop", "web-2", "42"); ok {
+		t.Fatal("an object never offered found")
+	}
+	tr(offered)
+	tr(pod("shop", "web-0", "42"))
+	if calls != 1 {
+		t.Fatalf("transform called %d times, want once (the object not offered)", calls)
+	}
+	l.Offer(nil)
+	if _, ok := l.at("shop", "web-0", "42"); ok || !l.empty() {
+		t.Fatal("offered objects still found once dropped")
+	}
+}

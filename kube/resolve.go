@@ -7,10 +7,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
+	"github.com/kinformer/kinformer/internal/discover"
 	"github.com/kinformer/kinformer/internal/listquery"
 )
 
@@ -42,18 +41,21 @@ func Resolve(ctx context.Context, cfg *rest.Config, name string) (Resource, erro
 	if partial.Resource == "" { // ".apps": no server has it, and the mapper fails another way
 		return Resource{}, fmt.Errorf("kube: resource %q: %w", name, &meta.NoResourceMatchError{PartialResource: partial.WithVersion("")})
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if cfg == nil {
+		return Resource{}, fmt.Errorf("kube: discovery client: nil rest.Config")
+	}
+	client, err := discover.Client(cfg)
 	if err != nil {
 		return Resource{}, fmt.Errorf("kube: discovery client: %w", err)
 	}
-	groups, err := restmapper.GetAPIGroupResourcesWithContext(ctx, dc)
-	if err != nil && len(groups) == 0 {
-		// Partial discovery failures (one broken aggregated API) still leave
-		// the other groups usable; only give up when nothing came back.
+	defer client.Client.CloseIdleConnections()
+	doc, err := discover.Read(ctx, client)
+	if doc == nil {
 		return Resource{}, fmt.Errorf("kube: discovery: %w", listquery.MapError(err))
 	}
-	mapper := restmapper.NewShortcutExpanderWithContext(
-		restmapper.NewDiscoveryRESTMapperWithContext(groups), dc, func(string) {})
+	// Partial discovery failures (one broken aggregated API) still leave
+	// the other groups usable.
+	mapper := shortNames{doc.Mapper(), doc}
 
 	var gvr schema.GroupVersionResource
 	found := false
@@ -81,4 +83,19 @@ func Resolve(ctx context.Context, cfg *rest.Config, name string) (Resource, erro
 		Kind:       gvk.Kind,
 		Namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
 	}, nil
+}
+
+// shortNames is a mapper that first expands a short name ("po") to its
+// resource (discover.Document.Expand), as kubectl does.
+type shortNames struct {
+	meta.RESTMapperWithContext
+	doc *discover.Document
+}
+
+func (m shortNames) ResourceForWithContext(ctx context.Context, r schema.GroupVersionResource) (schema.GroupVersionResource, error) {
+	return m.RESTMapperWithContext.ResourceForWithContext(ctx, m.doc.Expand(r))
+}
+
+func (m shortNames) KindForWithContext(ctx context.Context, r schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	return m.RESTMapperWithContext.KindForWithContext(ctx, m.doc.Expand(r))
 }

@@ -61,12 +61,38 @@
 // # Read your writes
 //
 // controller-runtime's client.CacheOptions.EnableReadYourWritesConsistency
-// works on this cache as on its own: the client's consistency handler
-// registers on the cache's informers and sees each write's resource version
-// through their handlers, which kinformer calls only after the change is in
-// the cache. Nothing to set beyond controller-runtime's option. (Writes of
-// F do not make reads of a view of F wait: controller-runtime keys the
-// waits by kind.)
+// works on this cache as on its own, with nothing to set beyond
+// controller-runtime's option: a read through the manager's client after a
+// write of the same client waits until the cache holds that write.
+// TestReadYourWrites runs it on both caches.
+//
+// The wait is controller-runtime's, not kinformer's resource-version waits
+// (informer.Shared's WaitForKey and WaitForResourceVersion), because
+// v0.25.2's seam gives the cache no part in it. The client (client.New,
+// which the manager calls) requires only that the cache implement
+// cacheapi.Informers; for each kind it reads or writes, it asks the cache
+// for the kind's informer (GetInformer), registers on it an event handler
+// of its internal consistencyhandler package (AddEventHandler) and waits
+// for that registration's HasSyncedChecker. Everything after that happens
+// in the handler: a write records the resource version the server
+// returned, per object; a read waits until an event the handler was
+// given (OnAdd, OnUpdate, OnDelete) carried that version or a later one,
+// or, for a delete answered without one (the server returns a status, not
+// the object, for most kinds), until an OnDelete of the object's uid.
+// The handler asks the informer for nothing else, and no method of the
+// cache or its informers is called to wait, so there is nothing the cache
+// could implement with kinformer's waits; only a client of its own
+// (manager.Options.NewClient) could call them, and even that one would
+// have to watch for deletions as the handler does. On this cache, the handler's events arrive only once
+// the change is in the cache (kinformer calls handlers after applying
+// it), so a read the wait lets through finds the write; what it costs is
+// one more handler on each informer the client touches, through which
+// every event of the kind passes.
+//
+// Views: the client keys its waits by kind, so a write of F (a Pod) does
+// not make a read of a view of F (a PodView) wait. kinformer's WaitForKey
+// on the view's informer would cover it (the view is decoded from the
+// same watch), but the seam does not pass it the write's version.
 //
 // # Checkpoints (warm restarts)
 //

@@ -126,6 +126,10 @@ type Group struct {
 	// wake is signalled (without blocking; capacity 1) by owners when a
 	// range becomes owned. Never closed.
 	wake chan struct{}
+	// synced is closed at the first round in which this replica owns, and
+	// claims, every range assigned to it (see Synced). Closed once, by
+	// Run's goroutine.
+	synced chan struct{}
 	// renewed is the clock time, in Unix nanoseconds, of the last
 	// successful write of the Lease: Owns is fenced a LeaseDuration later.
 	renewed atomic.Int64
@@ -195,6 +199,7 @@ func NewGroup(opts GroupOptions) (*Group, error) {
 		ranges: shard.Split(opts.Slots),
 		log:    opts.Logger.With("group", opts.Name, "replica", opts.Identity),
 		wake:   make(chan struct{}, 1),
+		synced: make(chan struct{}),
 		peers:  map[string]*peer{},
 	}
 	if opts.Metrics != nil {
@@ -226,6 +231,13 @@ func (g *Group) Add(owners ...RangeOwner) error {
 	g.owners = append(g.owners, owners...)
 	return nil
 }
+
+// Synced returns a channel closed once this replica has joined the group
+// and, for the first time, owns (synced in every RangeOwner, every handler
+// told) and claims every range the split assigns to it: the replica's
+// share is cached. Later changes of the split do not reopen it. A replica
+// that never joins (it cannot write its Lease) never closes it.
+func (g *Group) Synced() <-chan struct{} { return g.synced }
 
 // Status returns what the replica knows of its group now.
 func (g *Group) Status() Status {
@@ -436,6 +448,13 @@ func (g *Group) reconcile(ctx context.Context, owners []RangeOwner) {
 	if g.pending && slices.Equal(assigned, owned) && slices.Equal(g.claimed, owned) {
 		g.pending = false
 		g.m.Convergence.Observe(now.Sub(g.changeAt).Seconds())
+		if !g.leaving && slices.Contains(members, me) {
+			select {
+			case <-g.synced:
+			default:
+				close(g.synced)
+			}
+		}
 	}
 
 	g.mu.Lock()

@@ -138,7 +138,7 @@ func (c *cluster) start(id string) *replica {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if err := r.inf.AddHandler(r.notes.handler()); err != nil {
+	if _, err := r.inf.AddHandler(r.notes.handler()); err != nil {
 		c.t.Fatal(err)
 	}
 	r.group, err = NewGroup(GroupOptions{Name: testGroup, Namespace: testLeases, Identity: id, Logger: quiet,
@@ -377,4 +377,35 @@ func TestNewGroupRefusesMoreSlotsThanMaxSplit(t *testing.T) {
 			t.Errorf("Slots %d accepted", slots)
 		}
 	}
+}
+
+// Synced is open until the replica owns and claims its whole share, then
+// closed, and stays closed when the split changes.
+func TestGroupSyncedClosesOnceTheShareIsOwned(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 40)
+		a := c.start("a")
+		synctest.Wait()
+		select {
+		case <-a.group.Synced():
+			t.Fatal("Synced closed before a owns anything")
+		default:
+		}
+		c.await("a converges", false, func() (bool, string) { return c.converged(a) })
+		select {
+		case <-a.group.Synced():
+		default:
+			t.Fatal("a owns its share, Synced is still open")
+		}
+		b := c.start("b")
+		c.await("a and b converge", false, func() (bool, string) { return c.converged(a, b) })
+		for _, r := range []*replica{a, b} {
+			select {
+			case <-r.group.Synced():
+			default:
+				t.Fatalf("%s owns its share, Synced is still open", r.id)
+			}
+		}
+		c.checkNoErrors()
+	})
 }

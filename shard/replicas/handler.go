@@ -88,6 +88,31 @@ func (h HandlerFuncs[T]) OnRelease(obj T) {
 	}
 }
 
+// Registration is a Handler added to an Informer (AddHandler).
+type Registration struct {
+	// done holds, for each range held when the handler was added to a
+	// running Informer, whether the handler has been handed that range's
+	// objects (or the range was released). Set before AddHandler returns,
+	// then read-only.
+	done []func() bool
+}
+
+// HasSynced reports whether the handler has returned from the OnAcquire
+// calls of every range the Informer held (owned or being synced) when the
+// handler was added, or the range has been released since. It is true at
+// once for a handler added before Run, or when no range was held: ranges
+// acquired later count as owned only once every handler has returned from
+// their OnAcquire calls, so a caller that waits for them (SetRanges, a
+// Group's Synced) waits for this handler too.
+func (r *Registration) HasSynced() bool {
+	for _, f := range r.done {
+		if !f() {
+			return false
+		}
+	}
+	return true
+}
+
 // serial is one Handler added to an Informer: its calls, from the
 // delivery goroutines of every range and from releases, are made one at
 // a time.

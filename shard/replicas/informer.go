@@ -126,7 +126,8 @@ type request[T shard.Member] struct {
 	kind  requestKind
 	r     shard.Range
 	h     *serial[T]
-	reply chan error // buffered: Run never blocks on it
+	reg   *Registration // of h, filled in by addHandlerRunning
+	reply chan error    // buffered: Run never blocks on it
 }
 
 // NewInformer builds an Informer with no range. It does nothing until Run.
@@ -166,21 +167,26 @@ func (i *Informer[T]) Field() shard.Field { return i.field }
 // every range as they are acquired; added later, it first gets OnAcquire
 // for every object of the ranges owned or being synced then. A handler
 // must not call SetRanges (or anything that waits for a range change):
-// releases wait for handlers.
-func (i *Informer[T]) AddHandler(h Handler[T]) error {
+// releases wait for handlers. The Registration says when h has been handed
+// the ranges held when it was added (see Registration.HasSynced).
+func (i *Informer[T]) AddHandler(h Handler[T]) (*Registration, error) {
 	s := &serial[T]{h: h}
+	reg := &Registration{}
 	i.mu.Lock()
 	if i.stopped {
 		i.mu.Unlock()
-		return ErrNotRunning
+		return nil, ErrNotRunning
 	}
 	if !i.running {
 		i.handlers = append(i.handlers, s)
 		i.mu.Unlock()
-		return nil
+		return reg, nil
 	}
 	i.mu.Unlock()
-	return i.do(context.Background(), request[T]{kind: reqAddHandler, h: s})
+	if err := i.do(context.Background(), request[T]{kind: reqAddHandler, h: s, reg: reg}); err != nil {
+		return nil, err
+	}
+	return reg, nil
 }
 
 // do hands req to Run and waits for its answer, or for ctx. Before Run
@@ -252,7 +258,7 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 				i.stopRange(req.r)
 				req.reply <- nil
 			case reqAddHandler:
-				req.reply <- i.addHandlerRunning(req.h)
+				req.reply <- i.addHandlerRunning(req.h, req.reg)
 			}
 		}
 	}
@@ -371,14 +377,24 @@ func (i *Informer[T]) markReadable(p *part[T]) {
 	}
 }
 
-// addHandlerRunning adds h to every range being synced or owned.
-func (i *Informer[T]) addHandlerRunning(h *serial[T]) error {
+// addHandlerRunning adds h to every range being synced or owned, and
+// tells reg how to know when h has been handed them.
+func (i *Informer[T]) addHandlerRunning(h *serial[T], reg *Registration) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	for _, p := range i.parts {
-		if _, err := p.inf.AddHandler(rangeHandler[T]{s: h, p: p, i: i}, informer.HandlerOptions{}); err != nil {
+		r, err := p.inf.AddHandler(rangeHandler[T]{s: h, p: p, i: i}, informer.HandlerOptions{})
+		if err != nil {
 			return fmt.Errorf("replicas: %s: range %s: %w", i.name, p.r, err)
 		}
+		reg.done = append(reg.done, func() bool {
+			if r.HasSynced() {
+				return true
+			}
+			i.mu.Lock()
+			defer i.mu.Unlock()
+			return p.released
+		})
 	}
 	i.handlers = append(i.handlers, h)
 	return nil

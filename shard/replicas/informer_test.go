@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -179,7 +180,7 @@ func runInformer(t *testing.T, w *world) (inf *Informer[cm], n *notes, stop func
 		t.Fatal(err)
 	}
 	n = newNotes()
-	if err := inf.AddHandler(n.handler()); err != nil {
+	if _, err := inf.AddHandler(n.handler()); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -339,7 +340,7 @@ func TestHandlerAddedLaterAcquiresTheOwnedObjects(t *testing.T) {
 			t.Fatal(err)
 		}
 		late := newNotes()
-		if err := inf.AddHandler(late.handler()); err != nil {
+		if _, err := inf.AddHandler(late.handler()); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
@@ -381,7 +382,7 @@ func TestAcquiredObjectsAreReadableFromTheirOnAcquire(t *testing.T) {
 		var mu sync.Mutex
 		var unreadable []string
 		acquired := 0
-		if err := inf.AddHandler(HandlerFuncs[cm]{AcquireFunc: func(o cm) {
+		if _, err := inf.AddHandler(HandlerFuncs[cm]{AcquireFunc: func(o cm) {
 			_, found := inf.Cache().GetByNamespaceName(o.Namespace, o.Name)
 			mu.Lock()
 			defer mu.Unlock()
@@ -442,6 +443,36 @@ func TestSetRangesBeforeRunWaitsForRunAndSaysSo(t *testing.T) {
 		stop()
 		if err := <-ran; err != nil {
 			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
+// A handler added while ranges are held is synced once it has returned from
+// their acquisitions, not before.
+func TestLateRegistrationSyncsAfterItsAcquisitions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, 20)
+		inf, _, stop := runInformer(t, w)
+		defer stop()
+		// One range: the handler blocked in it holds nothing another range's
+		// delivery waits for (a lock would not be a durable block for synctest).
+		if err := inf.SetRanges(t.Context(), shard.Split(1)); err != nil {
+			t.Fatal(err)
+		}
+		block := make(chan struct{})
+		var got atomic.Int64
+		reg, err := inf.AddHandler(HandlerFuncs[cm]{AcquireFunc: func(cm) { got.Add(1); <-block }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if reg.HasSynced() {
+			t.Fatal("synced while the handler blocks in its first OnAcquire")
+		}
+		close(block)
+		synctest.Wait()
+		if !reg.HasSynced() || got.Load() != 20 {
+			t.Fatalf("after the acquisitions: synced %v, %d acquired, want true and 20", reg.HasSynced(), got.Load())
 		}
 	})
 }

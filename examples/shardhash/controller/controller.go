@@ -145,7 +145,7 @@ func New(opts Options) (*Controller, error) {
 			c.queue.Add(key)
 		}
 	}
-	err = c.cms.AddHandler(replicas.HandlerFuncs[*corev1.ConfigMap]{
+	_, err = c.cms.AddHandler(replicas.HandlerFuncs[*corev1.ConfigMap]{
 		AddFunc:     func(cm *corev1.ConfigMap, _ bool) { c.added.Add(1); enqueue(cm) },
 		UpdateFunc:  func(_, cm *corev1.ConfigMap) { c.updated.Add(1); enqueue(cm) },
 		DeleteFunc:  func(*corev1.ConfigMap, bool) { c.deleted.Add(1) },

@@ -188,8 +188,6 @@ func readObjects[T labeled](ctx context.Context, g getter, newSource newSourceFu
 		collector: newCollector(provider),
 		warnings:  g.streams.ErrOut,
 		ctxErr:    ctx.Err,
-		// One read, as kubectl's: pages.
-		pagedLists: true,
 	})
 	if err != nil {
 		return nil, nil, err

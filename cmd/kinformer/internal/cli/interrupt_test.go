@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -149,52 +148,5 @@ func TestGetPipedSaysNothingOnStderr(t *testing.T) {
 	}
 	if errOut.Len() != 0 {
 		t.Errorf("stderr, piped: %q, want nothing", errOut.String())
-	}
-}
-
-// get reads each resource once, in pages as kubectl does, not with a
-// streaming list: the server renders a Table per page rather than one per
-// object (bench/README.md, cli-100k-table).
-func TestGetTableListsInPages(t *testing.T) {
-	var mu sync.Mutex
-	var streamed bool
-	var limits []string
-	global := fakeCluster(t, func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		switch {
-		case q.Get("sendInitialEvents") == "true":
-			mu.Lock()
-			streamed = true
-			mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			_, _ = io.WriteString(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"sendInitialEvents is forbidden","reason":"Invalid","code":422}`)
-			return
-		case q.Get("watch") == "true":
-			<-r.Context().Done()
-			return
-		}
-		mu.Lock()
-		limits = append(limits, q.Get("limit"))
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"5"},`+
-			`"columnDefinitions":[{"name":"Name","type":"string","format":"name"},{"name":"Age","type":"string"}],`+
-			`"rows":[{"cells":["web-0","1m"],"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"web-0","namespace":"shop","uid":"u0","resourceVersion":"5"}}}]}`)
-	})
-	var out, errOut strings.Builder
-	if err := Execute(t.Context(), Streams{Out: &out, ErrOut: &errOut}, []string{"get", "pods", "-A", "--kubeconfig", global.Kubeconfig}); err != nil {
-		t.Fatal(err, errOut.String())
-	}
-	if !strings.Contains(out.String(), "web-0") {
-		t.Errorf("stdout %q, want the pod's row", out.String())
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if streamed {
-		t.Error("get asked for a streaming list; it should list in pages")
-	}
-	if !slices.Contains(limits, "500") { // limit=1 is the count of the progress line
-		t.Errorf("list limits %q, want pages of 500", limits)
 	}
 }

@@ -114,12 +114,6 @@ type groupOptions[T labeled] struct {
 	// checkpointDir, when set, keeps each informer's cache there between
 	// runs (--checkpoint-dir).
 	checkpointDir string
-	// pagedLists makes the informers list in pages instead of a streaming
-	// list, for get's one-shot read. kubectl pages too; for tables it is
-	// much cheaper for the server, which renders a Table per page of 500
-	// rows rather than one per object as a streaming list's events carry
-	// them (at 100,000 pods, cli-100k-table in bench/README.md).
-	pagedLists bool
 }
 
 func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], error) {
@@ -131,10 +125,6 @@ func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], 
 	var cluster *clusterid.Reader
 	if opts.checkpointDir != "" {
 		cluster = clusterid.New(opts.session.cfg, nil, listquery.MapError)
-	}
-	streaming := reflector.StreamingAuto
-	if opts.pagedLists {
-		streaming = reflector.StreamingOff
 	}
 	for _, t := range opts.session.targets {
 		l := &live[T]{target: t, name: informerName(t), fatal: make(chan error, 1), started: time.Now()}
@@ -162,7 +152,7 @@ func newGroup[T labeled](ctx context.Context, opts groupOptions[T]) (*group[T], 
 			Transform:  informer.DropManagedFields[T],
 			Metrics:    opts.collector,
 			Checkpoint: ckpt,
-			Settings:   reflector.Settings{Server: g.server, Streaming: streaming},
+			Settings:   reflector.Settings{Server: g.server},
 			ErrorHandler: func(err error) {
 				if opts.ctxErr() != nil {
 					return

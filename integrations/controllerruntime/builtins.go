@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // builtinEntries makes the informers of the built-in types served by
@@ -87,13 +89,11 @@ func register[T client.Object]() {
 		panic(fmt.Sprintf("kinds of %T: %v %v", obj, gvks, err)) // a type above client-go does not know: a programming error
 	}
 	builtinEntries[gvks[0]] = func(cfg entryConfig) (entry, error) {
-		// A source of a built-in type makes no request when it is made.
-		src, err := kube.Source[T](context.Background(), cfg.restConfig, cfg.sourceOptions())
-		if err != nil {
-			return nil, err
-		}
 		cfg.prepare = clearTypeMeta
-		return newTypedEntry(cfg, src)
+		return newTypedEntry(cfg, func(set shard.Set) (listwatch.ListerWatcher[T], error) {
+			// A source of a built-in type makes no request when it is made.
+			return kube.Source[T](context.Background(), cfg.restConfig, cfg.sourceOptions(set))
+		})
 	}
 }
 

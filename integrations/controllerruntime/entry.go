@@ -22,6 +22,7 @@ import (
 	"github.com/kinformer/kinformer/integrations/clientgo"
 	"github.com/kinformer/kinformer/kube"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // entry is one informer of the cache: a kinformer shared informer of some
@@ -67,6 +68,8 @@ type entryConfig struct {
 	// prepare, when set, runs on every object before the user's transform
 	// (metadata-only objects get their real kind there).
 	prepare func(client.Object)
+	// shard, when set, shares the kind between replicas (Options.Shards).
+	shard *shardSpec
 }
 
 // sourceOptions are the options of every source of the cache. Typed sources
@@ -75,9 +78,9 @@ type entryConfig struct {
 // controller-runtime's contract already forbids mutating cached objects —
 // reads hand out deep copies, and handlers and UnsafeDisableDeepCopy reads
 // must copy before they mutate.
-func (c entryConfig) sourceOptions() kube.SourceOptions {
+func (c entryConfig) sourceOptions(set shard.Set) kube.SourceOptions {
 	return kube.SourceOptions{
-		Selection:         kube.Selection{Namespace: c.namespace, LabelSelector: c.label, FieldSelector: c.field},
+		Selection:         kube.Selection{Namespace: c.namespace, LabelSelector: c.label, FieldSelector: c.field, Shard: set},
 		HTTPClient:        c.httpClient,
 		ShareMutableParts: true,
 	}
@@ -87,8 +90,8 @@ func (c entryConfig) sourceOptions() kube.SourceOptions {
 // the unstructured and metadata-only sources (kube.Source of those types
 // makes no request when it is made, hence the background context of its
 // callers).
-func (c entryConfig) anyResourceOptions() kube.SourceOptions {
-	so := c.sourceOptions()
+func (c entryConfig) anyResourceOptions(set shard.Set) kube.SourceOptions {
+	so := c.sourceOptions(set)
 	so.Resource = kube.Resource{GVR: c.mapping.Resource, Kind: c.mapping.GroupVersionKind.Kind,
 		Namespaced: c.mapping.Scope.Name() == meta.RESTScopeNameNamespace}
 	return so
@@ -100,10 +103,20 @@ func resyncPeriod(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * (0.9 + rand.Float64()/5))
 }
 
-func newTypedEntry[T client.Object](cfg entryConfig, src listwatch.ListerWatcher[T]) (*typedEntry[T], error) {
+// newTypedEntry makes the informer of cfg, of objects T from the sources
+// newSrc makes: one source of every object (newSrc of the zero Set), or,
+// for a sharded kind (cfg.shard), one per hash range (shards.go).
+func newTypedEntry[T client.Object](cfg entryConfig, newSrc func(shard.Set) (listwatch.ListerWatcher[T], error)) (entry, error) {
 	var prepare func(T) (T, error)
 	if cfg.prepare != nil {
 		prepare = func(obj T) (T, error) { cfg.prepare(obj); return obj, nil }
+	}
+	if cfg.shard != nil {
+		return newShardedEntry(cfg, newSrc, shardTransform(prepare, cfg.transform))
+	}
+	src, err := newSrc(shard.Set{})
+	if err != nil {
+		return nil, err
 	}
 	io := informer.Options[T]{
 		Name:         cfg.gvk.String(),
@@ -197,19 +210,15 @@ func upcast[T client.Object](objs []T) []client.Object {
 func newEntry(cfg entryConfig, obj runtime.Object, scheme *runtime.Scheme) (entry, error) {
 	switch obj.(type) {
 	case runtime.Unstructured:
-		src, err := kube.Source[*unstructured.Unstructured](context.Background(), cfg.restConfig, cfg.anyResourceOptions())
-		if err != nil {
-			return nil, err
-		}
-		return newTypedEntry(cfg, src)
+		return newTypedEntry(cfg, func(set shard.Set) (listwatch.ListerWatcher[*unstructured.Unstructured], error) {
+			return kube.Source[*unstructured.Unstructured](context.Background(), cfg.restConfig, cfg.anyResourceOptions(set))
+		})
 	case *metav1.PartialObjectMetadata, *metav1.PartialObjectMetadataList:
-		src, err := kube.Source[*metav1.PartialObjectMetadata](context.Background(), cfg.restConfig, cfg.anyResourceOptions())
-		if err != nil {
-			return nil, err
-		}
 		gvk := cfg.gvk
 		cfg.prepare = func(o client.Object) { o.GetObjectKind().SetGroupVersionKind(gvk) }
-		return newTypedEntry(cfg, src)
+		return newTypedEntry(cfg, func(set shard.Set) (listwatch.ListerWatcher[*metav1.PartialObjectMetadata], error) {
+			return kube.Source[*metav1.PartialObjectMetadata](context.Background(), cfg.restConfig, cfg.anyResourceOptions(set))
+		})
 	}
 	if e, ok, err := newViewEntry(cfg, obj); ok { // a view type (AddView)
 		return e, err
@@ -224,10 +233,6 @@ func newEntry(cfg entryConfig, obj runtime.Object, scheme *runtime.Scheme) (entr
 // (typically a custom resource's) from a dynamic source, converting each
 // object into a new object of that type before it is cached.
 func newConvertedEntry(cfg entryConfig, scheme *runtime.Scheme) (entry, error) {
-	src, err := kube.Source[*unstructured.Unstructured](context.Background(), cfg.restConfig, cfg.anyResourceOptions())
-	if err != nil {
-		return nil, err
-	}
 	if _, err := scheme.New(cfg.gvk); err != nil {
 		return nil, err
 	}
@@ -247,5 +252,11 @@ func newConvertedEntry(cfg entryConfig, scheme *runtime.Scheme) (entry, error) {
 		clearTypeMeta(co) // as controller-runtime's decoder leaves a Go-typed object
 		return co, nil
 	}
-	return newTypedEntry[client.Object](cfg, mapSource[*unstructured.Unstructured, client.Object]{src: src, convert: convert})
+	return newTypedEntry(cfg, func(set shard.Set) (listwatch.ListerWatcher[client.Object], error) {
+		src, err := kube.Source[*unstructured.Unstructured](context.Background(), cfg.restConfig, cfg.anyResourceOptions(set))
+		if err != nil {
+			return nil, err
+		}
+		return mapSource[*unstructured.Unstructured, client.Object]{src: src, convert: convert}, nil
+	})
 }

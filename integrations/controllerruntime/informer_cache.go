@@ -160,6 +160,9 @@ func (c *informerCache) lookupOrAdd(gvk schema.GroupVersionKind, obj runtime.Obj
 	if namespaced {
 		ec.namespace = namespaceOf(c.namespace, c.config)
 	}
+	if c.ext != nil {
+		ec.shard = c.ext.shards[key]
+	}
 	if c.config.LabelSelector != nil {
 		ec.label = c.config.LabelSelector.String()
 	}

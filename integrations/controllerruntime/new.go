@@ -40,6 +40,11 @@ func newCache(cfg *rest.Config, crOpts crcache.Options, ext *extensions) (crcach
 	if err != nil {
 		return nil, err
 	}
+	if ext != nil {
+		if err := ext.resolveShards(resolved); err != nil {
+			return nil, err
+		}
+	}
 	opts := cacheOptions{Options: resolved, ext: ext}
 	var defaultCache crcache.Cache
 	globals := globalConfig(opts.Options)

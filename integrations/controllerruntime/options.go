@@ -44,6 +44,11 @@ type Options struct {
 	// progress of each (kinformer_cache_*): give it controller-runtime's
 	// metrics.Registry, and the manager's metrics endpoint serves them.
 	Metrics prometheus.Registerer
+	// Shards share the objects of the types they list between the
+	// replicas of a manager, through Leases: each replica caches, and its
+	// controllers reconcile, only its share (see Shard and the package doc).
+	// A type not listed is cached whole.
+	Shards map[client.Object]Shard
 }
 
 // Checkpoints configure the warm restarts of a cache (see
@@ -98,6 +103,10 @@ type extensions struct {
 
 	clusterOnce sync.Once
 	cluster     *clusterid.Reader
+
+	// shards are the sharded informers' settings, by informer; set by
+	// resolveShards, then read-only.
+	shards map[entryKey]*shardSpec
 }
 
 // providers holds one kinformer metrics provider per registerer: its

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/shard"
 )
 
 // View, embedded in a struct, makes a pointer to that struct a projected
@@ -164,11 +166,9 @@ func AddView[V client.Object](scheme *runtime.Scheme) error {
 	}
 	gvk := full.GroupVersion().WithKind(vt.Elem().Name())
 	v := &viewType{typ: vt, gvk: gvk, full: full, make: func(cfg entryConfig) (entry, error) {
-		src, err := kube.Source[V](context.Background(), cfg.restConfig, cfg.viewSourceOptions())
-		if err != nil {
-			return nil, err
-		}
-		return newTypedEntry(cfg, src)
+		return newTypedEntry(cfg, func(set shard.Set) (listwatch.ListerWatcher[V], error) {
+			return kube.Source[V](context.Background(), cfg.restConfig, cfg.viewSourceOptions(set))
+		})
 	}}
 	if old, loaded := views.LoadOrStore(gvk.GroupKind(), v); loaded && old.(*viewType).typ != vt {
 		return fmt.Errorf("AddView: kind %s is already the view type %v", gvk, old.(*viewType).typ)
@@ -218,8 +218,8 @@ func newViewEntry(cfg entryConfig, obj runtime.Object) (entry, bool, error) {
 
 // viewSourceOptions are the source options of a view: a view shares no
 // parts between objects (it holds only what it declares).
-func (c entryConfig) viewSourceOptions() kube.SourceOptions {
-	so := c.sourceOptions()
+func (c entryConfig) viewSourceOptions(set shard.Set) kube.SourceOptions {
+	so := c.sourceOptions(set)
 	so.ShareMutableParts = false
 	return so
 }

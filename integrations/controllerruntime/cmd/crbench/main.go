@@ -24,6 +24,12 @@
 // (controller-runtime-view-rss) and its time until every app was reconciled,
 // with the process's CPU (user+system) beside each side's time.
 //
+// A fifth side, shard3, runs three manager processes sharing the pods
+// (controllerruntime.Options.Shards) and prints the largest one's peak RSS
+// against the unsharded controller-runtime manager's
+// (controller-runtime-shard3-rss; see shard3.go). -only shard3 runs that
+// line alone (its side and controller-runtime's).
+//
 // A fourth side restarts that view reconciler from a checkpoint of its
 // cache (controllerruntime.Options.Checkpoints) written by a first,
 // uncounted run, and prints its time until every app was reconciled
@@ -97,6 +103,10 @@ type childResult struct {
 	// Resumed says that the warm side's informers all started from a
 	// checkpoint the server confirmed (see resumedFresh).
 	Resumed bool `json:"resumed,omitempty"`
+	// Pods and Apps are what a shard3 child cached and reconciled: its
+	// share.
+	Pods int `json:"pods,omitempty"`
+	Apps int `json:"apps,omitempty"`
 }
 
 func main() {
@@ -117,7 +127,11 @@ func main() {
 func parent(ctx context.Context) error {
 	pods := flag.Int("pods", 20000, "pods to create and reconcile")
 	count := flag.Int("count", 5, "runs per side")
+	only := flag.String("only", "", `run only the sides of one line: "shard3" (controller-runtime-shard3-rss)`)
 	flag.Parse()
+	if *only != "" && *only != "shard3" {
+		return fmt.Errorf("-only %q: the one line that can be run alone is shard3", *only)
+	}
 	var kubeconfig string
 	if f := flag.Lookup("kubeconfig"); f != nil { // controller-runtime's flag
 		kubeconfig = f.Value.String()
@@ -153,6 +167,9 @@ func parent(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if *only == "shard3" {
+		return parentShard3(ctx, self, kubeconfig, *pods, *count)
+	}
 	dir, err := os.MkdirTemp("", "crbench-checkpoints-")
 	if err != nil {
 		return err
@@ -186,6 +203,9 @@ func parent(ctx context.Context) error {
 			}
 			digests[side] = res.Digest
 		}
+		if err := runShard3Once(ctx, self, kubeconfig, *pods, i, millis, rss, cpu); err != nil {
+			return err
+		}
 	}
 	if digests[ours] != digests[theirs] {
 		return errors.New("the two caches' controllers saw different pods")
@@ -213,6 +233,7 @@ func parent(ctx context.Context) error {
 	fmt.Printf("controller-runtime-view-rss ours=%.0fMB clientgo=%.0fMB ratio=%.2f target=<=0.15\n", rMed, tMed, rMed/tMed)
 	fmt.Println("same reconciles after a warm restart: yes")
 	reportWarm(millis, cpu)
+	reportShard3(rss, millis, cpu)
 	return nil
 }
 
@@ -266,6 +287,9 @@ func child(ctx context.Context, side string) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv(childKubeconfig))
 	if err != nil {
 		return err
+	}
+	if side == shard3 {
+		return shard3Child(ctx, cfg)
 	}
 	var newCache cache.NewCacheFunc
 	var warmMetrics *prometheus.Registry

@@ -35,7 +35,8 @@
 // New is the one-line switch. NewCache(Options) is the same cache with
 // kinformer's opt-ins; views need nothing but AddView. Each is covered by
 // an end-to-end test on a real kube-apiserver (view_test.go,
-// readyourwrites_test.go, optin_test.go), and example/optins runs them.
+// readyourwrites_test.go, optin_test.go, shards_e2e_test.go), and
+// example/optins and example/shards run them.
 //
 // # Projected views
 //
@@ -111,6 +112,57 @@
 // its sync progress and stalls: kinformer_cache_synced, _listing,
 // _sync_listed_objects, _sync_expected_objects, _stalled_watches_total and
 // _list_fallbacks_total, labelled by the informer's kind.
+//
+// # Shards
+//
+// Options.Shards shares the objects of the types it lists between the
+// replicas of a manager: each replica caches, and its controllers
+// reconcile, only the objects in the hash ranges it owns (by uid, or by
+// namespace), and the replicas agree on who owns what through one Lease
+// each (package shard/replicas: a range moves only once its new owner has
+// synced it; a replica that stops hands its ranges over; one that dies is
+// left out of the split half a Lease duration after its last renewal).
+//
+//	NewCache: controllerruntime.NewCache(controllerruntime.Options{
+//		Shards: map[client.Object]controllerruntime.Shard{&corev1.Pod{}: {
+//			Replicas: replicas.GroupOptions{Name: "my-operator-pods", Namespace: "my-operator", Identity: podName},
+//		}},
+//	}),
+//
+//	err := ctrl.NewControllerManagedBy(mgr).For(&corev1.Pod{}).
+//		WithOptions(controller.Options{NeedLeaderElection: ptr.To(false)}).
+//		Complete(r)
+//
+// Every replica must run its controller, so leader election must be off
+// for it (NeedLeaderElection false as above, or no leader election in the
+// manager); the cache itself needs none. Each owned range is listed and
+// watched on its own with the apiserver's shard selector: with the
+// ShardedListAndWatch feature gate on (Kubernetes 1.36, alpha), only the
+// range's objects cross the wire; otherwise the source drops the others
+// (every range's watch then carries every object, so keep Slots small).
+//
+// Reads (Get, List, indexes) of a sharded type see the owned ranges only:
+// an object of another replica's share is NotFound. Handlers (builder.For,
+// Owns, Watches) get an add, with isInInitialList true, for every object
+// of a range the replica acquires, then its updates and deletes; when a
+// range is released they are told nothing, because the object was not
+// deleted: a delete would make a controller's reconcile, and any delete
+// predicate, act on an object that still exists. A key queued just before
+// its release reconciles to NotFound from the cache, which a reconciler
+// already reads as "nothing to do here" (client.IgnoreNotFound); cleanup
+// belongs in finalizers, as always. For a moment during a handoff, two
+// replicas own a range; a controller that cannot tolerate that checks
+// what it writes against the server (resource versions, as usual).
+//
+// The cache's WaitForCacheSync, and each handler's HasSynced, wait until
+// the replica has joined its group and owned its whole share once.
+// Indexes (IndexField) of a sharded type must be added before the cache
+// starts, as the manager's setup does. Sharded types cannot be combined
+// with DefaultNamespaces or ByObject Namespaces (a shard spans every
+// namespace: narrow it with selectors), nor with NewInformer; they have no
+// checkpoints and no kinformer_cache_* progress series (the group's
+// replica metrics go to Options.Metrics instead). example/shards runs three
+// replica processes and kills one.
 //
 // # Where the speed comes from
 //

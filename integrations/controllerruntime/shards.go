@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -92,12 +93,12 @@ func (x *extensions) resolveShards(opts crcache.Options) error {
 }
 
 // byObjectOf returns the ByObject entry of gvk, whatever object keys it.
-func byObjectOf(opts crcache.Options, obj client.Object, gvk interface{ String() string }) (crcache.ByObject, bool) {
+func byObjectOf(opts crcache.Options, obj client.Object, gvk schema.GroupVersionKind) (crcache.ByObject, bool) {
 	if by, ok := opts.ByObject[obj]; ok {
 		return by, true
 	}
 	for o, by := range opts.ByObject {
-		if g, err := apiutil.GVKForObject(o, opts.Scheme); err == nil && g.String() == gvk.String() {
+		if g, err := apiutil.GVKForObject(o, opts.Scheme); err == nil && g == gvk {
 			return by, true
 		}
 	}

@@ -3,6 +3,7 @@ package controllerruntime
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -106,6 +107,7 @@ func startShardReplica(t *testing.T, id string, src *lwfake.Source[*corev1.Confi
 		shard: &shardSpec{opts: Shard{Field: shard.UID, Replicas: replicas.GroupOptions{
 			Name: "cms", Namespace: "leases", Identity: id, Client: leases.CoordinationV1(), Slots: 8,
 			LeaseDuration: 4 * time.Second, RenewPeriod: 500 * time.Millisecond,
+			Logger: slog.New(slog.DiscardHandler),
 		}}},
 	}
 	e, err := newShardedEntry(cfg, func(set shard.Set) (listwatch.ListerWatcher[*corev1.ConfigMap], error) {

@@ -61,6 +61,9 @@ type CLI100kOptions struct {
 	Settle time.Duration
 	// Progress, when set, receives progress lines.
 	Progress func(format string, args ...any)
+	// Keep, when set, is called with the control plane's kubeconfig after
+	// the runs, before the control plane stops (see ControlPlaneOptions).
+	Keep func(kubeconfig string)
 }
 
 // cliOutputArgs are each output's flags, the same on both sides.
@@ -87,9 +90,12 @@ func RunCLI100k(ctx context.Context, opts CLI100kOptions) ([]Report, error) {
 	if len(opts.Outputs) == 0 {
 		opts.Outputs = []string{"name", "table", "json"}
 	}
+	if len(opts.Outputs) == 1 && opts.Outputs[0] == "none" {
+		opts.Outputs = nil // the cluster only, for Keep
+	}
 	for _, o := range opts.Outputs {
 		if _, ok := cliOutputArgs[o]; !ok {
-			return nil, fmt.Errorf("cli-100k: unknown output %q (want name, table or json)", o)
+			return nil, fmt.Errorf("cli-100k: unknown output %q (want name, table or json, or none alone)", o)
 		}
 	}
 	if opts.Pods <= 0 {
@@ -117,6 +123,9 @@ func RunCLI100k(ctx context.Context, opts CLI100kOptions) ([]Report, error) {
 		return nil, err
 	}
 	say("the cluster holds %d pods", have)
+	if opts.Keep != nil {
+		defer opts.Keep(cl.kubeconfig)
+	}
 	commands := map[Side]string{CLIKinformer: bin, CLIKubectl: opts.Kubectl}
 	var reports []Report
 	for _, output := range opts.Outputs {

@@ -117,7 +117,7 @@ func run(ctx context.Context) error {
 	}
 	say := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "controlplane: "+format+"\n", args...) }
 	if *cli100k {
-		return runCLI100k(ctx, *pods, *count, *settle, dest("results/cli-100k.json"), say) // cli100k.go
+		return runCLI100k(ctx, *pods, *count, *settle, *keep, dest("results/cli-100k.json"), say) // cli100k.go
 	}
 	if *million {
 		return runMillion(ctx, *pods, *count, *settle, dest("results/controlplane-million.json"), say)

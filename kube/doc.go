@@ -98,6 +98,6 @@
 // knowing only metav1's types, and Resolve reads discovery itself. Of
 // k8s.io/api, a program links core/v1, apps/v1 and batch/v1 (interning
 // knows their workloads) and whatever its own types import; an idle
-// process is about half the size of client-go's (process-baseline-rss in
-// bench/).
+// process holds a little over half the memory of client-go's
+// (process-baseline-rss in bench/).
 package kube

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -15,6 +17,7 @@ import (
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/informer"
@@ -161,6 +164,9 @@ func newShardedEntry[T client.Object](cfg entryConfig, newSrc func(shard.Set) (l
 	}
 	if sp, ok := cfg.ext.provider.(metrics.ShardProvider); ok && gopts.Metrics == nil {
 		gopts.Metrics = sp // the group's metrics beside the informers'
+	}
+	if gopts.Logger == nil { // the group's lines go where the manager's logs go
+		gopts.Logger = slog.New(logr.ToSlogHandler(crlog.Log.WithName("shards").WithValues("kind", cfg.gvk.Kind)))
 	}
 	if gopts.ErrorHandler == nil {
 		gopts.ErrorHandler = func(err error) { utilruntime.HandleError(err) }

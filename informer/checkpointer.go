@@ -112,13 +112,15 @@ func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error
 	c.m.Loaded.Inc()
 	c.m.LoadedObjects.Set(float64(f.Count))
 	c.m.LoadedAge.Set(c.clock.Since(f.Written).Seconds())
+	reuse := c.opts.Reuse
 	return &reflector.Resume[T]{
 		ResourceVersion: f.ResourceVersion,
 		Items:           func(_ context.Context, expired bool) ([]T, bool) { return c.items(f, expired) },
 		Done: func() {
 			f.Close()
-			if c.opts.Reuse != nil {
-				c.opts.Reuse(nil)
+			if reuse != nil {
+				reuse.Offered() // if Items was never called
+				reuse.Drop()
 			}
 		},
 	}, nil
@@ -130,8 +132,10 @@ func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error
 // checked, so that the relist can reuse those it lists unchanged.
 func (c *checkpointer[T]) items(f *checkpoint.File[T], expired bool) ([]T, bool) {
 	var offer func([]T)
-	if expired {
-		offer = c.opts.Reuse
+	if r := c.opts.Reuse; r != nil && expired {
+		r.Expect()
+		defer r.Offered()
+		offer = r.Offer
 	}
 	items, err := f.Items(offer)
 	if err != nil {

@@ -129,6 +129,21 @@ func RunGet(ctx context.Context, streams Streams, global *GlobalOptions, opts Ge
 			}
 			keep = true
 		}
+		if include == includeMetadata && !keep && len(names) == 0 && sess.shard.IsZero() {
+			// Only the namespace is wanted of the metadata (-A): see
+			// tablebyns.go.
+			ts := newTableSources(includeNone, false)
+			per, ok, err := readTablesByNamespace(ctx, g, ts)
+			if err != nil {
+				return err
+			}
+			if ok {
+				for _, rows := range per {
+					sortRows(rows, path)
+				}
+				return printTables(g, per, ts, opts)
+			}
+		}
 		ts := newTableSources(include, keep)
 		per, missing, err := readObjects(ctx, g, ts.newSource)
 		if err != nil {

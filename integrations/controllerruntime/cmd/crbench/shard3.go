@@ -32,8 +32,8 @@ import (
 )
 
 // The shard3 side: three manager processes, each with kinformer's cache
-// sharding pods (controllerruntime.Options.Shards, Leases in the pods'
-// namespace) and package podsummary's reconciler, unchanged, started
+// sharding pods (controllerruntime.Options.Shards, Leases in the
+// namespace "default") and package podsummary's reconciler, unchanged, started
 // together. Each runs until the three have settled (every range claimed
 // once, as the split of the three assigns it) and it has reconciled every
 // app with a pod in its share; it then reads its peak RSS, prints its
@@ -49,9 +49,9 @@ const (
 	shardIDEnv    = "KINFORMER_CRBENCH_SHARD_ID"
 	shardGroupEnv = "KINFORMER_CRBENCH_SHARD_GROUP"
 	shardReplicas = 3
-	// shardNamespace holds the pods (podsummary.Populate's namespace here)
-	// and the Leases.
-	shardNamespace = "crbench"
+	// leaseNamespace holds the Leases (the pods are in podsummary.Populate's
+	// namespaces).
+	leaseNamespace = "default"
 )
 
 // runShard3 runs the three children of one shard3 run and returns each
@@ -117,7 +117,7 @@ func runShard3(ctx context.Context, self, kubeconfig string, pods, run int) ([]c
 func shard3Child(ctx context.Context, cfg *rest.Config) error {
 	id, group := os.Getenv(shardIDEnv), os.Getenv(shardGroupEnv)
 	newCache := controllerruntime.NewCache(controllerruntime.Options{Shards: map[client.Object]controllerruntime.Shard{
-		&corev1.Pod{}: {Replicas: replicas.GroupOptions{Name: group, Namespace: shardNamespace, Identity: id}},
+		&corev1.Pod{}: {Replicas: replicas.GroupOptions{Name: group, Namespace: leaseNamespace, Identity: id}},
 	}})
 	mgr, err := manager.New(cfg, manager.Options{
 		NewCache:               newCache,
@@ -170,12 +170,12 @@ func shard3Child(ctx context.Context, cfg *rest.Config) error {
 			continue
 		}
 		var list corev1.PodList
-		if err := mgr.GetCache().List(ctx, &list, client.InNamespace(shardNamespace)); err != nil {
+		if err := mgr.GetCache().List(ctx, &list); err != nil {
 			return err
 		}
 		apps := map[string]bool{}
 		for _, p := range list.Items {
-			apps[shardNamespace+"/"+p.Labels["app"]] = true
+			apps[p.Namespace+"/"+p.Labels["app"]] = true
 		}
 		mu.Lock()
 		all := len(apps) > 0
@@ -203,7 +203,7 @@ func shard3Child(ctx context.Context, cfg *rest.Config) error {
 // leaving, that claim every range once, as the split of their holders
 // assigns it.
 func leasesSettled(ctx context.Context, cs kubernetes.Interface, group string) (bool, error) {
-	list, err := cs.CoordinationV1().Leases(shardNamespace).List(ctx, metav1.ListOptions{LabelSelector: replicas.GroupLabel + "=" + group})
+	list, err := cs.CoordinationV1().Leases(leaseNamespace).List(ctx, metav1.ListOptions{LabelSelector: replicas.GroupLabel + "=" + group})
 	if err != nil {
 		return false, err
 	}

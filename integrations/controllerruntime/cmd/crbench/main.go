@@ -138,7 +138,11 @@ func parent(ctx context.Context) error {
 	}
 	if kubeconfig == "" {
 		fmt.Fprintln(os.Stderr, "starting etcd and kube-apiserver (testenv)")
-		env, err := testenv.Start(ctx, testenv.Options{Build: testenv.BuildOptions{Progress: os.Stderr}})
+		// ShardedListAndWatch on, so that the shard3 side's ranges are
+		// filtered by the apiserver; requests without a shard selector, the
+		// other sides', are served as without it.
+		env, err := testenv.Start(ctx, testenv.Options{Build: testenv.BuildOptions{Progress: os.Stderr},
+			FeatureGates: map[string]bool{"ShardedListAndWatch": true}})
 		if err != nil {
 			return err
 		}

@@ -38,6 +38,12 @@ func TestGetLabelFlagsPrintAsKubectlDoes(t *testing.T) {
 		{"get", "cm", "-n", ns, "-o", `jsonpath={range .items[*]}{.metadata.name}{"\t"}{.metadata.labels}{"\n"}{end}`},
 		{"get", "cm", "web", "-n", ns, "-o", "jsonpath={.data.a} {.kind} {.metadata.labels.app}"},
 		{"get", "cm", "web", "db", "-n", ns, "-o", "jsonpath={.kind}: {.items[*].metadata.name}"},
+		// Streamed as the server lists them (-o name), and a table across
+		// namespaces read one namespace at a time.
+		{"get", "cm", "-n", ns, "-o", "name"},
+		{"get", "cm", "-A", "-l", "example.com/team", "-o", "name"},
+		{"get", "cm", "-A", "-l", "example.com/team"},
+		{"get", "cm", "-A", "-l", "example.com/team", "-o", "wide"},
 	} {
 		ours := kinformer(t, args...)
 		cmd := exec.Command(kubectl, args...)

@@ -85,4 +85,31 @@
 //     does removing it from another informer, where it is not registered:
 //     it stays registered with its own. Removal stops delivery at once
 //     (pending notifications are dropped).
+//
+// # Warm restarts, views and shards
+//
+// client-go's interfaces have no words for them, and need none: they are
+// properties of the kinformer informer presented, so they come with an
+// informer of a kube.Factory (Options.Shared).
+//
+//   - Warm restarts: a factory with FactoryOptions.Checkpoints and an
+//     informer asked with InformerOptions.Checkpoint starts from the file
+//     its last run wrote. Handlers added through the adapter get the
+//     file's objects as the initial list (OnAdd with isInInitialList), and
+//     what changed while the process was down as ordinary OnUpdate,
+//     OnDelete and OnAdd; HasSynced turns true once the file's objects are
+//     in. TestRestartFromCheckpoint (e2e) runs it on a real apiserver.
+//   - Views: New[V] takes an informer of a projected view V (kube.ViewOf),
+//     and handlers and the Indexer then hold *V values. That serves code
+//     that reads objects through metav1.Object-like getters or its own
+//     type assertion; it does not serve client-go's generated listers and
+//     typed informer factories (k8s.io/client-go/listers,
+//     k8s.io/client-go/informers), which assert each object to the full
+//     Go type (*corev1.Pod) and would find a view instead.
+//   - Shards: an informer of a shard (Selection.Shard) is presented like
+//     any other, holding only the shard's objects; client-go's
+//     SharedIndexInformer has no notion of which part of a resource an
+//     informer holds, so nothing in its interface says so. An informer
+//     whose ranges change while it runs (package shard/replicas) is not a
+//     *informer.Shared and is not presented by this adapter.
 package clientgo

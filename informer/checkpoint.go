@@ -54,11 +54,11 @@ const (
 //     refused (reflector.ErrResumeRefused, reason "server-behind") and
 //     its objects are never read.
 //   - The server no longer has that version (410 Gone: the checkpoint is
-//     older than its history). With Reuse set, the informer relists at
-//     once and reads the file meanwhile, so that a stale checkpoint costs
-//     about what a cold start does, not the file and then the list;
-//     without, it reads the file, then relists. Either way the cache is
-//     filled with the file's objects and the list is applied to them: handlers get the checkpoint's objects as initial adds, then
+//     older than its history). The informer relists at once and reads the
+//     file meanwhile, so that a stale checkpoint costs about what a cold
+//     start does, not the file and then the list. Once both are in, the
+//     cache is filled with the file's objects and the list is applied to
+//     them: handlers get the checkpoint's objects as initial adds, then
 //     only the real differences the list found: an OnAdd for a new
 //     object, an OnUpdate for a changed one (a new resource version), an
 //     OnDelete with stateUnknown for one that is gone, and nothing for

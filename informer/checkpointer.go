@@ -115,7 +115,6 @@ func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error
 	reuse := c.opts.Reuse
 	return &reflector.Resume[T]{
 		ResourceVersion: f.ResourceVersion,
-		Overlap:         reuse != nil,
 		Items:           func(_ context.Context, expired bool) ([]T, bool) { return c.items(f, expired) },
 		Done: func() {
 			f.Close()

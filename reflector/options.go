@@ -140,15 +140,13 @@ type Options[T cache.Object] struct {
 	//     (Store.Replace at the state's version), Confirmed is called, and
 	//     the reflector watches from that version, so the changes made
 	//     since arrive as events;
-	//   - "expired" (410): the server no longer has that version. With
-	//     Resume.Overlap, the reflector relists (a consistent read) at
-	//     once, and calls Items on a goroutine of its own meanwhile, so
-	//     that reading the state overlaps the list; the list is gathered
+	//   - "expired" (410): the server no longer has that version. The
+	//     reflector relists (a consistent read) at once, and calls Items
+	//     on a goroutine of its own meanwhile, so that reading the state
+	//     overlaps the list instead of preceding it. The list is gathered
 	//     and, once both are in, the store gets the state's objects, then
-	//     the list (two Replaces). Without, Items is called first, the
-	//     store gets its objects, then the relist. A DeltaFIFO over the
-	//     same KnownObjects turns the relist into the differences;
-	//     Confirmed follows;
+	//     the list (two Replaces), which a DeltaFIFO over the same
+	//     KnownObjects turns into the differences; Confirmed follows;
 	//   - "too large resource version": the server is behind the state (a
 	//     cluster restored from a backup, or another cluster). The state is
 	//     dropped unread, reported with ErrResumeRefused, and the
@@ -180,13 +178,6 @@ type Resume[T cache.Object] struct {
 	// relists: it must return soon once ctx is done. The objects belong
 	// to the store once returned.
 	Items func(ctx context.Context, expired bool) (items []T, ok bool)
-	// Overlap says reading the state pays while a relist runs (its
-	// objects are reused by the list): only then is Items called on a
-	// goroutine of its own after an "expired" answer. Without it, Items
-	// is called first and its objects reach the store before the relist
-	// starts, so that the relist replaces them as it arrives instead of
-	// the store holding both until the end.
-	Overlap bool
 	// Done, when set, is called once the reflector is through with the
 	// state: its objects reached the store (after the "expired" case,
 	// with the relist that followed), or it was dropped, or the

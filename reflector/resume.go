@@ -54,15 +54,7 @@ func (r *Reflector[T]) resumeFrom(ctx context.Context) state[T] {
 		return state[T]{kind: stateList}
 	case errors.Is(err, listwatch.ErrExpired):
 		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s, relisting: %w", rv, err))
-		res := r.takeResume()
-		if res.Overlap {
-			r.readBehind(ctx, res)
-		} else {
-			if items, ok := res.Items(ctx, true); ok {
-				r.fill(items, rv)
-			}
-			done(res)
-		}
+		r.readBehind(ctx, r.takeResume())
 		r.rvUnavailable = true // the relist is a consistent read
 		return state[T]{kind: stateList}
 	}

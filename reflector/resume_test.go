@@ -178,7 +178,6 @@ func TestReflectorReadsAnExpiredStateWhileItRelists(t *testing.T) {
 			return items, true
 		}
 		res.Done = func() { done.Add(1) }
-		res.Overlap = true
 		h.create("c")
 		h.src.Compact()
 	}, func(h *harness) {

@@ -116,31 +116,16 @@ type CheckpointOptions[T cache.Object] struct {
 	Changes int
 	// Reuse, when set, is offered the checkpoint's objects while the
 	// informer relists after the server answered that the checkpoint's
-	// version is gone (see CheckpointReuse).
-	Reuse CheckpointReuse[T]
-}
-
-// CheckpointReuse takes the objects of a checkpoint whose version expired,
-// read while the informer relists, so that a source can hand back one of
-// them for a listed object at the same resource version instead of
-// decoding it again (a kube.Factory informer's sources do). The calls, in
-// order, once the server has answered "expired": Expect, as the file
-// starts being read, on the goroutine reading it (the relist's request is
-// sent meanwhile, and in practice has its answer later); Offer, batch by
-// batch as they are decoded (from several goroutines at once), once the
-// whole file's checksum has been checked; Offered when no more will come
-// (also when none came: the file was refused); Drop once the relist has
-// been applied, or the informer stopped. Offered and Drop are also called
-// for a checkpoint that was not expired. A source may wait for Offered
-// before it looks an object up: the list's bytes then wait for the file
-// instead of being decoded twice. An offered object reaches the cache twice, with the
-// checkpoint and with the list, so it must not be changed by either: a
-// kube.Factory informer skips Transform for the objects offered.
-type CheckpointReuse[T cache.Object] interface {
-	Expect()
-	Offer(objs []T)
-	Offered()
-	Drop()
+	// version is gone: batch by batch as they are decoded (from several
+	// goroutines at once), once the whole file's checksum has been
+	// checked, then nil once the relist has been applied (or the informer
+	// stopped): drop them. A source can hand back one of them for a
+	// listed object at the same resource version instead of decoding it
+	// again (a kube.Factory informer's sources do). Such an object reaches
+	// the cache twice, with the checkpoint and with the list, so it must
+	// not be changed by either: a kube.Factory informer skips Transform
+	// for the objects offered.
+	Reuse func(objs []T)
 }
 
 // withDefaults fills in the zero fields of checkpoint options that are on.

@@ -112,15 +112,13 @@ func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error
 	c.m.Loaded.Inc()
 	c.m.LoadedObjects.Set(float64(f.Count))
 	c.m.LoadedAge.Set(c.clock.Since(f.Written).Seconds())
-	reuse := c.opts.Reuse
 	return &reflector.Resume[T]{
 		ResourceVersion: f.ResourceVersion,
 		Items:           func(_ context.Context, expired bool) ([]T, bool) { return c.items(f, expired) },
 		Done: func() {
 			f.Close()
-			if reuse != nil {
-				reuse.Offered() // if Items was never called
-				reuse.Drop()
+			if c.opts.Reuse != nil {
+				c.opts.Reuse(nil)
 			}
 		},
 	}, nil
@@ -132,10 +130,8 @@ func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error
 // checked, so that the relist can reuse those it lists unchanged.
 func (c *checkpointer[T]) items(f *checkpoint.File[T], expired bool) ([]T, bool) {
 	var offer func([]T)
-	if r := c.opts.Reuse; r != nil && expired {
-		r.Expect()
-		defer r.Offered()
-		offer = r.Offer
+	if expired {
+		offer = c.opts.Reuse
 	}
 	items, err := f.Items(offer)
 	if err != nil {

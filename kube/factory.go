@@ -279,7 +279,7 @@ func informerFor[T cache.Object](f *Factory, k kind[T], opts InformerOptions[T],
 	if src.ReuseCached(lookup) {
 		transform = lookup.SkipCached(transform)
 		if ckpt.Path != "" {
-			ckpt.Reuse = lookup // an expired checkpoint, read while relisting
+			ckpt.Reuse = lookup.Offer // an expired checkpoint, read while relisting
 		}
 	} else {
 		lookup = nil

@@ -32,61 +32,38 @@ type CachedLookup[T cache.Object] struct {
 	reader atomic.Pointer[cache.Reader[T]]
 
 	// A checkpoint whose version expired is read while the informer
-	// relists (informer.CheckpointReuse): its objects, by namespace and
-	// name, are offered here as they are decoded, and the list's lookups
-	// wait until the file is read (Expect to Offered), so that every
-	// listed object found at the same version is the file's, not decoded
-	// a second time: the list's bytes wait, the server's work and the
-	// file's decoding overlap. Measured by the warm-restart scenario's
-	// expired lines (bench/cmd/controlplane -warm-restart): without the
-	// wait, the list outran the file and most pods were decoded twice.
+	// relists (informer.CheckpointOptions.Reuse): its objects, by
+	// namespace and name, are offered here as they are decoded, so that
+	// the listed objects found at the same version are the file's, not
+	// decoded a second time. Objects listed before their record is read
+	// are decoded as usual. This is what keeps the warm-restart
+	// scenario's expired lines below a cold start in memory, and lets
+	// reading the file overlap the list in time.
 	offeredMu sync.RWMutex
 	offered   map[objectName]T // guarded by offeredMu; nil when none
-	anyOffer  atomic.Bool      // offered is not empty, or expected: the decoder looks
-	// reading, while the file is read, is closed by Offered.
-	reading atomic.Pointer[chan struct{}]
+	anyOffer  atomic.Bool      // offered is not empty: the decoder looks
 }
 
 // objectName is an object's namespace and name.
 type objectName struct{ namespace, name string }
 
-// Expect says objects may be offered: lookups wait for Offered.
-func (l *CachedLookup[T]) Expect() {
-	ch := make(chan struct{})
-	l.reading.Store(&ch)
-	l.anyOffer.Store(true)
-}
-
-// Offer adds objs to the objects the lookup finds. It may be called from
-// several goroutines at once.
+// Offer adds objs to the objects the lookup finds; nil drops every one
+// offered. It may be called from several goroutines at once.
 func (l *CachedLookup[T]) Offer(objs []T) {
 	l.offeredMu.Lock()
 	defer l.offeredMu.Unlock()
+	if objs == nil {
+		l.offered = nil
+		l.anyOffer.Store(false)
+		return
+	}
 	if l.offered == nil {
 		l.offered = make(map[objectName]T, len(objs))
 	}
 	for _, obj := range objs {
 		l.offered[objectName{obj.GetNamespace(), obj.GetName()}] = obj
 	}
-}
-
-// Offered says no more objects come: lookups stop waiting.
-func (l *CachedLookup[T]) Offered() {
-	if ch := l.reading.Swap(nil); ch != nil {
-		close(*ch)
-	}
-	l.offeredMu.RLock()
-	defer l.offeredMu.RUnlock()
 	l.anyOffer.Store(len(l.offered) > 0)
-}
-
-// Drop drops every object offered.
-func (l *CachedLookup[T]) Drop() {
-	l.Offered()
-	l.offeredMu.Lock()
-	defer l.offeredMu.Unlock()
-	l.offered = nil
-	l.anyOffer.Store(false)
 }
 
 // offeredAt returns the offered object of namespace/name if it is at rv.
@@ -94,9 +71,6 @@ func (l *CachedLookup[T]) offeredAt(namespace, name, rv string) (T, bool) {
 	var zero T
 	if !l.anyOffer.Load() {
 		return zero, false
-	}
-	if ch := l.reading.Load(); ch != nil {
-		<-*ch
 	}
 	l.offeredMu.RLock()
 	obj, ok := l.offered[objectName{namespace, name}]

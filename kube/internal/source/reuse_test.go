@@ -2,7 +2,6 @@ package source
 
 import (
 	"testing"
-	"testing/synctest"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
@@ -119,54 +118,38 @@ func TestReuseCachedLooksUpOnlyAddedWatchEvents(t *testing.T) {
 }
 
 // Objects offered (an expired checkpoint read while relisting) are found
-// at their version while the cache is empty, once every one is offered
-// (a lookup waits for Offered), and left alone by the transform (they went
-// through it with their checkpoint), until Drop.
+// at their version while the cache is empty, and left alone by the
+// transform (they went through it with their checkpoint), until Offer(nil)
+// drops them.
 func TestCachedLookupFindsOfferedObjectsUntilDropped(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l := &CachedLookup[*corev1.Pod]{}
-		l.SetReader(cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{}).Reader())
-		calls := 0
-		tr := l.SkipCached(func(p *corev1.Pod) (*corev1.Pod, error) { calls++; return p, nil })
-		if !l.empty() {
-			t.Fatal("nothing cached nor offered, and not empty")
-		}
-		l.Expect()
-		if l.empty() {
-			t.Fatal("with objects expected, the decoder would not look")
-		}
-		offered := pod("shop", "web-0", "42")
-		found := make(chan *corev1.Pod, 1)
-		go func() {
-			got, _ := l.at("shop", "web-0", "42")
-			found <- got
-		}()
-		synctest.Wait()
-		select {
-		case <-found:
-			t.Fatal("a lookup did not wait for the file to be read")
-		default:
-		}
-		l.Offer([]*corev1.Pod{pod("shop", "web-1", "43")})
-		l.Offer([]*corev1.Pod{offered})
-		l.Offered()
-		if got := <-found; got != offered {
-			t.Fatal("offered object at its version not found once offered")
-		}
-		if _, ok := l.at("shop", "web-0", "41"); ok {
-			t.Fatal("offered object found at another version")
-		}
-		if _, ok := l.at("shop", "web-2", "42"); ok {
-			t.Fatal("an object never offered found")
-		}
-		tr(offered)
-		tr(pod("shop", "web-0", "42"))
-		if calls != 1 {
-			t.Fatalf("transform called %d times, want once (the object not offered)", calls)
-		}
-		l.Drop()
-		if _, ok := l.at("shop", "web-0", "42"); ok || !l.empty() {
-			t.Fatal("offered objects still found once dropped")
-		}
-	})
+	l := &CachedLookup[*corev1.Pod]{}
+	l.SetReader(cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{}).Reader())
+	calls := 0
+	tr := l.SkipCached(func(p *corev1.Pod) (*corev1.Pod, error) { calls++; return p, nil })
+	if !l.empty() {
+		t.Fatal("nothing cached nor offered, and not empty")
+	}
+	offered := pod("shop", "web-0", "42")
+	l.Offer([]*corev1.Pod{offered, pod("shop", "web-1", "43")})
+	if l.empty() {
+		t.Fatal("with objects offered, the decoder would not look")
+	}
+	if got, ok := l.at("shop", "web-0", "42"); !ok || got != offered {
+		t.Fatal("offered object at its version not found")
+	}
+	if _, ok := l.at("shop", "web-0", "41"); ok {
+		t.Fatal("offered object found at another version")
+	}
+	if _, ok := l.at("shop", "web-2", "42"); ok {
+		t.Fatal("an object never offered found")
+	}
+	tr(offered)
+	tr(pod("shop", "web-0", "42"))
+	if calls != 1 {
+		t.Fatalf("transform called %d times, want once (the object not offered)", calls)
+	}
+	l.Offer(nil)
+	if _, ok := l.at("shop", "web-0", "42"); ok || !l.empty() {
+		t.Fatal("offered objects still found once dropped")
+	}
 }

@@ -15,9 +15,7 @@
 // A file that passes every check is still not the truth: it is what the
 // cluster held at its resource version. package informer has the server
 // confirm that version before anything of the file is served (see
-// informer.CheckpointOptions). Open reads the header only, for that
-// question to be asked before the objects are paid for; File.Items reads
-// them with every other check.
+// informer.CheckpointOptions).
 //
 // # Format
 //

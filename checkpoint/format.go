@@ -131,15 +131,13 @@ func Encode[T cache.Object](w io.Writer, id Identity, codec Codec[T], snap Snaps
 // summingReader computes the checksum of what is read through it.
 type summingReader struct {
 	r   *bufio.Reader
-	sum hash.Hash32 // nil: sums nothing (the checksum was checked before)
-	n   int64       // bytes read
+	sum hash.Hash32
+	n   int64 // bytes read
 }
 
 func (s *summingReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
-	if s.sum != nil {
-		s.sum.Write(p[:n])
-	}
+	s.sum.Write(p[:n])
 	s.n += int64(n)
 	return n, err
 }
@@ -147,9 +145,7 @@ func (s *summingReader) Read(p []byte) (int, error) {
 func (s *summingReader) ReadByte() (byte, error) {
 	b, err := s.r.ReadByte()
 	if err == nil {
-		if s.sum != nil {
-			s.sum.Write([]byte{b})
-		}
+		s.sum.Write([]byte{b})
 		s.n++
 	}
 	return b, err
@@ -175,82 +171,60 @@ func corrupt(at int64, what string, err error) error {
 // checkpoint is loaded whole or not at all. It reads r to its end.
 func Decode[T cache.Object](r io.Reader, id Identity, codec Codec[T]) (Snapshot[T], error) {
 	sr := &summingReader{r: bufio.NewReaderSize(r, 256<<10), sum: crc32.New(castagnoli)}
-	h, err := readHeader(sr, id)
-	if err != nil {
-		return Snapshot[T]{}, err
-	}
-	items, err := readBody(sr, h.Count, codec, nil)
-	if err != nil {
-		return Snapshot[T]{}, err
-	}
-	return Snapshot[T]{ResourceVersion: h.ResourceVersion, Written: h.Written, Items: items}, nil
-}
-
-// readHeader reads a checkpoint's magic, version and header from sr and
-// checks that it belongs to id.
-func readHeader(sr *summingReader, id Identity) (header, error) {
 	var fixed [len(magic) + 2 + 4]byte
 	if _, err := io.ReadFull(sr, fixed[:]); err != nil {
-		return header{}, corrupt(sr.n, "the file header", err)
+		return Snapshot[T]{}, corrupt(sr.n, "the file header", err)
 	}
 	if string(fixed[:len(magic)]) != magic {
-		return header{}, corrupt(0, "not a kinformer checkpoint (bad magic)", nil)
+		return Snapshot[T]{}, corrupt(0, "not a kinformer checkpoint (bad magic)", nil)
 	}
 	if v := binary.BigEndian.Uint16(fixed[len(magic):]); v != Version {
-		return header{}, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, Version)
+		return Snapshot[T]{}, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, Version)
 	}
 	hl := binary.BigEndian.Uint32(fixed[len(magic)+2:])
 	if hl > maxHeader {
-		return header{}, corrupt(sr.n, fmt.Sprintf("header of %d bytes", hl), nil)
+		return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("header of %d bytes", hl), nil)
 	}
 	hb := make([]byte, hl)
 	if _, err := io.ReadFull(sr, hb); err != nil {
-		return header{}, corrupt(sr.n, "the header", err)
+		return Snapshot[T]{}, corrupt(sr.n, "the header", err)
 	}
 	var h header
 	dec := json.NewDecoder(bytes.NewReader(hb))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
-		return header{}, corrupt(sr.n, "the header", err)
+		return Snapshot[T]{}, corrupt(sr.n, "the header", err)
 	}
 	if h.Count < 0 || h.Count > maxRecord {
-		return header{}, corrupt(sr.n, fmt.Sprintf("object count %d", h.Count), nil)
+		return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("object count %d", h.Count), nil)
 	}
 	if err := match(h.Identity, id); err != nil {
-		return header{}, err
+		return Snapshot[T]{}, err
 	}
-	return h, nil
-}
-
-// readBody reads count objects, the trailer and the checksum from sr,
-// which has read the header, and checks that the file ends there and its
-// checksum matches (unless sr sums nothing: the caller checked it). Decoded
-// batches go to offer (nil: none) as they are decoded.
-func readBody[T cache.Object](sr *summingReader, count int, codec Codec[T], offer func([]T)) ([]T, error) {
-	items, err := decodeObjects(sr, count, codec, offer)
+	items, err := decodeObjects(sr, h.Count, codec)
 	if err != nil {
-		return nil, err
+		return Snapshot[T]{}, err
 	}
+	snap := Snapshot[T]{ResourceVersion: h.ResourceVersion, Written: h.Written, Items: items}
 	var end [len(trailer)]byte
 	if _, err := io.ReadFull(sr, end[:]); err != nil {
-		return nil, corrupt(sr.n, "the trailer", err)
+		return Snapshot[T]{}, corrupt(sr.n, "the trailer", err)
 	}
 	if string(end[:]) != trailer {
-		return nil, corrupt(sr.n, "no trailer after the last object", nil)
+		return Snapshot[T]{}, corrupt(sr.n, "no trailer after the last object", nil)
 	}
+	want := sr.sum.Sum32()
 	var got [4]byte
 	if _, err := io.ReadFull(sr.r, got[:]); err != nil {
-		return nil, corrupt(sr.n, "the checksum", err)
+		return Snapshot[T]{}, corrupt(sr.n, "the checksum", err)
 	}
-	if sr.sum != nil {
-		if g, want := binary.BigEndian.Uint32(got[:]), sr.sum.Sum32(); g != want {
-			return nil, fmt.Errorf("%w: checksum %08x, content sums to %08x", ErrCorrupt, g, want)
-		}
+	if g := binary.BigEndian.Uint32(got[:]); g != want {
+		return Snapshot[T]{}, fmt.Errorf("%w: checksum %08x, content sums to %08x", ErrCorrupt, g, want)
 	}
 	if _, err := sr.r.ReadByte(); err != io.EOF {
-		return nil, corrupt(sr.n+4, "bytes after the checksum", nil)
+		return Snapshot[T]{}, corrupt(sr.n+4, "bytes after the checksum", nil)
 	}
-	return items, nil
+	return snap, nil
 }
 
 // match checks a checkpoint's identity against the reader's.
@@ -303,15 +277,12 @@ func readRecord(sr *summingReader, buf []byte, i, count int) ([]byte, error) {
 // decodeObjects reads count records from sr and decodes them with codec,
 // on several goroutines when there are enough of them (Codec.Decode must
 // then be safe for concurrent use), returning them in no particular order.
-// Each batch decoded is handed to offer (when set) at once, from the
-// goroutine that decoded it. Every goroutine it starts has exited when it
-// returns.
-func decodeObjects[T cache.Object](sr *summingReader, count int, codec Codec[T], offer func([]T)) ([]T, error) {
+// Every goroutine it starts has exited when it returns.
+func decodeObjects[T cache.Object](sr *summingReader, count int, codec Codec[T]) ([]T, error) {
 	workers := min(runtime.GOMAXPROCS(0), maxDecoders)
 	if workers < 2 || count < 2*decodeBatch {
 		items := make([]T, 0, min(count, 1<<16))
 		var buf []byte
-		offered := 0
 		for i := range count {
 			var err error
 			if buf, err = readRecord(sr, buf[:0], i, count); err != nil {
@@ -322,10 +293,6 @@ func decodeObjects[T cache.Object](sr *summingReader, count int, codec Codec[T],
 				return nil, corrupt(sr.n, fmt.Sprintf("object %d of %d", i, count), err)
 			}
 			items = append(items, obj)
-			if offer != nil && (len(items)-offered == decodeBatch || i == count-1) {
-				offer(items[offered:len(items):len(items)])
-				offered = len(items)
-			}
 		}
 		return items, nil
 	}
@@ -360,7 +327,7 @@ func decodeObjects[T cache.Object](sr *summingReader, count int, codec Codec[T],
 					continue
 				default:
 				}
-				start, from := 0, len(results[w])
+				start := 0
 				for j, end := range b.ends {
 					obj, err := codec.Decode(b.data[start:end])
 					if err != nil {
@@ -369,9 +336,6 @@ func decodeObjects[T cache.Object](sr *summingReader, count int, codec Codec[T],
 					}
 					results[w] = append(results[w], obj)
 					start = end
-				}
-				if offer != nil && len(results[w]) > from {
-					offer(results[w][from:len(results[w]):len(results[w])])
 				}
 				select { // Decode keeps nothing of the bytes
 				case free <- batch{data: b.data[:0], ends: b.ends[:0]}:

@@ -27,21 +27,20 @@ const (
 // version written with them (the informer retries every second while it is
 // not); writing happens off the informer's processing goroutine.
 //
-// Starting from a checkpoint. Run has the reflector read the file's
-// header before anything else, off Run's goroutine (Run returns when its
-// context ends, whatever the file is). A checkpoint is trusted only for
-// the cluster and the objects it was written for: a path that is not a
-// regular file, a file truncated or corrupt, of another format version,
-// of another cluster (Identity.Cluster, or what Cluster answers),
-// resource, selection, type or encoding is reported to the ErrorHandler,
-// wrapped so that errors.Is matches checkpoint.ErrNotRegular, ErrCorrupt,
-// ErrVersion, ErrOtherCluster or ErrMismatch, counted in
+// Starting from a checkpoint. Run has the reflector read the file before
+// anything else, off Run's goroutine (Run returns when its context ends,
+// whatever the file is). A checkpoint is trusted only for the cluster and
+// the objects it was written for: a path that is not a regular file, a
+// file truncated or corrupt, of another format version, of another
+// cluster (Identity.Cluster, or what Cluster answers), resource,
+// selection, type or encoding is reported to the ErrorHandler, wrapped so
+// that errors.Is matches checkpoint.ErrNotRegular, ErrCorrupt, ErrVersion,
+// ErrOtherCluster or ErrMismatch, counted in
 // metrics.CheckpointMetrics.Refused, and ignored: the informer starts with
-// a full list, as without checkpoints. The header tells the checkpoint's
-// resource version, and the server is asked about it, with a list of one
-// object at exactly that version, before the objects are read (what is
-// wrong past the header, such as a checksum that does not match, is found
-// then, with the same report and the same cold start):
+// a full list, as without checkpoints. A file that passes every check is
+// held back until the server has answered a list of one object at
+// exactly the checkpoint's resource version:
+//
 //   - The server has that version: the cache is filled with the
 //     checkpoint's objects, handlers get an OnAdd with isInInitialList set
 //     for each, as for an initial list, and the informer watches from that
@@ -52,27 +51,21 @@ const (
 //     the cluster was restored from a backup, or the file comes from a
 //     cluster the identity check could not tell apart): the checkpoint is
 //     refused (reflector.ErrResumeRefused, reason "server-behind") and
-//     its objects are never read.
+//     nothing of it is served.
 //   - The server no longer has that version (410 Gone: the checkpoint is
-//     older than its history). The informer relists at once and reads the
-//     file meanwhile, so that a stale checkpoint costs about what a cold
-//     start does, not the file and then the list. Once both are in, the
-//     cache is filled with the file's objects and the list is applied to
-//     them: handlers get the checkpoint's objects as initial adds, then
-//     only the real differences the list found: an OnAdd for a new
-//     object, an OnUpdate for a changed one (a new resource version), an
-//     OnDelete with stateUnknown for one that is gone, and nothing for
-//     the objects that did not change (unless their resync is due). A
-//     handler may thus see an object of the file that the list deletes
-//     right after; the file's objects are this cluster's (its identity
-//     checked) as they were at an earlier version — what an informer
-//     shows after a long disconnection — and HasSynced stays false until
-//     the list is applied, so a controller that waits for sync before
-//     acting on its cache never acts on them. While the file is read, its
-//     objects are offered to Reuse (a kube.Factory informer's source then
-//     hands back the file's object for a listed one at the same resource
-//     version instead of decoding it again), which keeps such a restart's
-//     memory below a cold start's.
+//     older than its history). This is the one case where the file is
+//     served before the server has confirmed its content: the cache is
+//     filled with it and the informer relists at once, and handlers get
+//     the checkpoint's objects as initial adds, then only the real
+//     differences the list finds: an OnAdd for a new object, an OnUpdate
+//     for a changed one (a new resource version), an OnDelete with
+//     stateUnknown for one that is gone, and nothing for the objects that
+//     did not change (unless their resync is due). It is safe in the sense
+//     that the objects are this cluster's (its identity checked) as they
+//     were at an earlier version — what an informer shows after a long
+//     disconnection — and HasSynced stays false until the relist is
+//     applied, so a controller that waits for sync before acting on its
+//     cache never acts on them.
 //   - The server does not answer (or answers with another error): the
 //     question is asked again after a back-off, and nothing is served
 //     meanwhile.
@@ -84,10 +77,9 @@ const (
 // checkpoint directory when restoring a cluster from a backup.
 //
 // Objects read from a checkpoint go through Transform again, which must
-// therefore accept its own output (DropManagedFields does); in a
-// kube.Factory informer, those of an expired checkpoint, shared with the
-// list that reuses them, do not. Identity must change whenever what is
-// cached changes in a way it cannot see, such as a new Transform.
+// therefore accept its own output (DropManagedFields does). Identity must
+// change whenever what is cached changes in a way it cannot see, such as a
+// new Transform.
 type CheckpointOptions[T cache.Object] struct {
 	// Path is the checkpoint file; empty turns checkpoints off. A
 	// kube.Factory informer names it after its Key in the factory's
@@ -114,18 +106,6 @@ type CheckpointOptions[T cache.Object] struct {
 	// Changes is how many applied changes trigger a checkpoint before
 	// Interval. Zero means DefaultCheckpointChanges; negative, never.
 	Changes int
-	// Reuse, when set, is offered the checkpoint's objects while the
-	// informer relists after the server answered that the checkpoint's
-	// version is gone: batch by batch as they are decoded (from several
-	// goroutines at once), once the whole file's checksum has been
-	// checked, then nil once the relist has been applied (or the informer
-	// stopped): drop them. A source can hand back one of them for a
-	// listed object at the same resource version instead of decoding it
-	// again (a kube.Factory informer's sources do). Such an object reaches
-	// the cache twice, with the checkpoint and with the list, so it must
-	// not be changed by either: a kube.Factory informer skips Transform
-	// for the objects offered.
-	Reuse func(objs []T)
 }
 
 // withDefaults fills in the zero fields of checkpoint options that are on.

@@ -87,59 +87,30 @@ func (c *checkpointer[T]) identity(ctx context.Context) (checkpoint.Identity, bo
 
 // load is the reflector's Resume: the checkpoint to resume from, nil for
 // none. Its error (the cluster not answering yet) makes the reflector ask
-// again after a back-off. Only the file's header is read here: the
-// objects are read once the server has answered about its version (items),
-// and not at all if the server is behind it.
+// again after a back-off.
 func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error) {
 	id, ok, err := c.identity(ctx)
 	if !ok {
 		return nil, err
 	}
-	f, err := checkpoint.Open(c.opts.Path, id, c.opts.Codec)
+	snap, err := checkpoint.Read(c.opts.Path, id, c.opts.Codec)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
 		c.refuse(err, fmt.Errorf("informer %s: checkpoint ignored, starting with a full list: %w", c.name, err), "")
 		return nil, nil
-	case f.ResourceVersion == "":
-		f.Close()
+	case snap.ResourceVersion == "":
 		err := fmt.Errorf("informer %s: checkpoint %s ignored, starting with a full list: %w: no resource version",
 			c.name, c.opts.Path, checkpoint.ErrCorrupt)
 		c.refuse(err, err, "")
 		return nil, nil
 	}
 	c.m.Loaded.Inc()
-	c.m.LoadedObjects.Set(float64(f.Count))
-	c.m.LoadedAge.Set(c.clock.Since(f.Written).Seconds())
-	return &reflector.Resume[T]{
-		ResourceVersion: f.ResourceVersion,
-		Items:           func(_ context.Context, expired bool) ([]T, bool) { return c.items(f, expired) },
-		Done: func() {
-			f.Close()
-			if c.opts.Reuse != nil {
-				c.opts.Reuse(nil)
-			}
-		},
-	}, nil
-}
-
-// items reads the objects of the checkpoint f (Resume.Items). When its
-// version expired, the informer is relisting meanwhile: the objects are
-// offered to Reuse as they are decoded, once the file's checksum is
-// checked, so that the relist can reuse those it lists unchanged.
-func (c *checkpointer[T]) items(f *checkpoint.File[T], expired bool) ([]T, bool) {
-	var offer func([]T)
-	if expired {
-		offer = c.opts.Reuse
-	}
-	items, err := f.Items(offer)
-	if err != nil {
-		c.refuse(err, fmt.Errorf("informer %s: checkpoint ignored, starting with a full list: %w", c.name, err), "")
-		return nil, false
-	}
+	c.m.LoadedObjects.Set(float64(len(snap.Items)))
+	c.m.LoadedAge.Set(c.clock.Since(snap.Written).Seconds())
 	c.resumed.Store(true)
-	return items, true
+	return &reflector.Resume[T]{Items: snap.Items, ResourceVersion: snap.ResourceVersion}, nil
 }
 
 // refuse reports a refused checkpoint and counts it under reason, or under

@@ -278,9 +278,6 @@ func informerFor[T cache.Object](f *Factory, k kind[T], opts InformerOptions[T],
 	lookup := &source.CachedLookup[T]{}
 	if src.ReuseCached(lookup) {
 		transform = lookup.SkipCached(transform)
-		if ckpt.Path != "" {
-			ckpt.Reuse = lookup.Offer // an expired checkpoint, read while relisting
-		}
 	} else {
 		lookup = nil
 	}

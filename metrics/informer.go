@@ -37,10 +37,10 @@ func (m InformerMetrics) WithDefaults() InformerMetrics {
 // checkpoint (informer.CheckpointOptions): what was read at the start,
 // what was refused and why, and what is written. Any field may be nil.
 type CheckpointMetrics struct {
-	// Loaded counts checkpoints whose header was read and checked,
-	// before the server confirms their version (their objects are read
-	// after); LoadedObjects and LoadedAge are set to the last one's object
-	// count and age in seconds (now minus the time it was written).
+	// Loaded counts checkpoints read and checked, before the server
+	// confirms their version; LoadedObjects and LoadedAge are set to the
+	// last one's object count and age in seconds (now minus the time it
+	// was written).
 	Loaded        Counter
 	LoadedObjects Gauge
 	LoadedAge     Gauge

@@ -132,31 +132,23 @@ type Options[T cache.Object] struct {
 	// only for what may pass, such as a server that does not answer yet;
 	// a state that cannot be trusted is nil).
 	//
-	// Resume gives the state's version only; its objects are read (by
-	// Resume.Items) once the server has been asked about that version,
-	// with a list of one object at exactly that version, and nothing of
-	// them reaches the store before:
-	//   - it succeeds: Items is called, the store gets its objects
-	//     (Store.Replace at the state's version), Confirmed is called, and
-	//     the reflector watches from that version, so the changes made
-	//     since arrive as events;
+	// Nothing of a state reaches the store before the server has been
+	// asked about its version, with a list of one object at exactly that
+	// version:
+	//   - it succeeds: the store gets the state's Items (Store.Replace at
+	//     its ResourceVersion), Confirmed is called, and the reflector
+	//     watches from that version, so the changes made since arrive as
+	//     events;
 	//   - "expired" (410): the server no longer has that version. The
-	//     reflector relists (a consistent read) at once, and calls Items
-	//     on a goroutine of its own meanwhile, so that reading the state
-	//     overlaps the list instead of preceding it. The list is gathered
-	//     and, once both are in, the store gets the state's objects, then
-	//     the list (two Replaces), which a DeltaFIFO over the same
-	//     KnownObjects turns into the differences; Confirmed follows;
+	//     store gets the Items, and a relist (a consistent read) at once,
+	//     which a DeltaFIFO over the same KnownObjects turns into the
+	//     differences; Confirmed follows that relist;
 	//   - "too large resource version": the server is behind the state (a
 	//     cluster restored from a backup, or another cluster). The state is
-	//     dropped unread, reported with ErrResumeRefused, and the
+	//     dropped unseen, reported with ErrResumeRefused, and the
 	//     reflector lists as without one;
 	//   - any other failure is reported and the question asked again after
 	//     a back-off, the state held meanwhile.
-	//
-	// When Items says its objects cannot be trusted, the reflector lists
-	// as without a state (after an "expired" answer, the list under way
-	// fills the store alone).
 	Resume func(ctx context.Context) (*Resume[T], error)
 	// Confirmed, when set, is called once, from the list-watch goroutine,
 	// when the store first reflects the server: after the first list that
@@ -167,29 +159,17 @@ type Options[T cache.Object] struct {
 
 // Resume is a state a reflector starts from (see Options.Resume).
 type Resume[T cache.Object] struct {
-	// ResourceVersion is the version of the state, which must not be
-	// empty.
+	// Items are the objects of the state, at ResourceVersion, which must
+	// not be empty.
+	Items           []T
 	ResourceVersion string
-	// Items reads the state's objects, at ResourceVersion; ok false when
-	// they cannot be trusted (Items reports why itself), and the state is
-	// then dropped. It is called at most once, after the server answered
-	// about ResourceVersion; expired says the answer was "expired", and
-	// that Items runs on a goroutine of its own while the reflector
-	// relists: it must return soon once ctx is done. The objects belong
-	// to the store once returned.
-	Items func(ctx context.Context, expired bool) (items []T, ok bool)
-	// Done, when set, is called once the reflector is through with the
-	// state: its objects reached the store (after the "expired" case,
-	// with the relist that followed), or it was dropped, or the
-	// reflector stopped. Never before Items has returned.
-	Done func()
 }
 
 // Errors the reflector reports (wrapped in a *listwatch.PhaseError).
 var (
 	// ErrResumeRefused: the server is behind the version of the state
 	// Options.Resume gave (it answered "too large resource version"), so
-	// the state is not of this server's history and was dropped unread.
+	// the state is not of this server's history and was dropped unseen.
 	ErrResumeRefused = errors.New("resumed state refused: the server is behind its resource version")
 	// ErrMissingResourceVersion: a list (or the bookmark ending a
 	// streaming list) carried no resource version, so there is nothing to

@@ -108,9 +108,6 @@ type Reflector[T cache.Object] struct {
 	load      func(context.Context) (*Resume[T], error)
 	resume    *Resume[T]
 	confirmed func()
-	// behind is a resumed state whose version expired, being read while
-	// the reflector relists; owned by the list-watch loop.
-	behind *behind[T]
 
 	reportMu sync.Mutex // serializes calls to handler
 
@@ -303,10 +300,6 @@ func (r *Reflector[T]) loop(ctx context.Context) {
 	}
 	if st.stream != nil {
 		st.stream.Close()
-	}
-	r.dropBehind()
-	if r.resume != nil { // never answered about
-		done(r.takeResume())
 	}
 }
 

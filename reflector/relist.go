@@ -21,14 +21,9 @@ type relist[T cache.Object] struct {
 	skipped int                    // of which the store skipped
 }
 
-// beginRelist starts applying a list. While an expired state is being
-// read (Reflector.behind), the list is gathered: the state reaches the
-// store first, when the list finishes.
+// beginRelist starts applying a list.
 func (r *Reflector[T]) beginRelist() *relist[T] {
 	l := &relist[T]{r: r}
-	if r.behind != nil {
-		return l
-	}
 	if s, ok := r.store.BeginRelist(); ok {
 		l.session = s
 	}
@@ -103,7 +98,6 @@ func (l *relist[T]) restart() {
 // store holds from it. Its errors are the store's, as replace's are.
 func (l *relist[T]) finish(rv string) (int, error) {
 	if l.session == nil {
-		defer done(l.r.applyBehind())
 		return l.r.replace(l.items, rv)
 	}
 	if err := l.session.Finish(rv); err != nil {

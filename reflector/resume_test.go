@@ -3,7 +3,6 @@ package reflector_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,9 +24,7 @@ func resumeRun(t *testing.T, change func(h *harness), body func(h *harness, conf
 	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) { return &res, nil }
 	run(t, fake.Options[obj]{}, opts, func(h *harness) {
 		h.create("a", "b")
-		items := h.src.Objects()
-		res.Items = func(context.Context, bool) ([]obj, bool) { return items, true }
-		res.ResourceVersion = h.src.ResourceVersion()
+		res.Items, res.ResourceVersion = h.src.Objects(), h.src.ResourceVersion()
 		change(h)
 	}, func(h *harness) { body(h, &confirmed) })
 }
@@ -103,17 +100,11 @@ func TestReflectorRefusesAResumeTheServerIsBehind(t *testing.T) {
 	var confirmed atomic.Int32
 	opts := plain
 	opts.Confirmed = func() { confirmed.Add(1) }
-	var read, done atomic.Int32
 	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) {
-		return &reflector.Resume[obj]{ResourceVersion: "99",
-			Items: func(context.Context, bool) ([]obj, bool) { read.Add(1); return []obj{cm("ghost")}, true },
-			Done:  func() { done.Add(1) }}, nil
+		return &reflector.Resume[obj]{ResourceVersion: "99", Items: []obj{cm("ghost")}}, nil
 	}
 	run(t, fake.Options[obj]{}, opts, func(h *harness) { h.create("a") }, func(h *harness) {
 		h.converged()
-		if read.Load() != 0 || done.Load() != 1 {
-			t.Fatalf("state read %d times, done %d times: want it dropped unread, done once", read.Load(), done.Load())
-		}
 		if h.store.count("replace") != 1 || strings.Contains(h.store.snapshot(), "ghost") {
 			t.Fatalf("store calls %v, want the list only", h.store.calls)
 		}
@@ -147,87 +138,4 @@ func TestReflectorRetriesAFailedResume(t *testing.T) {
 			t.Fatalf("failed resumes not reported: %v", h.errs.errs)
 		}
 	})
-}
-
-// An expired state is read while the relist runs, not before it: the
-// relist's request goes out while the state is still being read, and the
-// store gets the state, then the list, so that it sees the differences.
-func TestReflectorReadsAnExpiredStateWhileItRelists(t *testing.T) {
-	var confirmed, done atomic.Int32
-	var expiredArg atomic.Bool
-	opts := plain
-	opts.Confirmed = func() { confirmed.Add(1) }
-	var res reflector.Resume[obj]
-	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) { return &res, nil }
-	run(t, fake.Options[obj]{}, opts, func(h *harness) {
-		h.create("a", "b")
-		items := h.src.Objects()
-		res.ResourceVersion = h.src.ResourceVersion()
-		res.Items = func(ctx context.Context, expired bool) ([]obj, bool) {
-			expiredArg.Store(expired)
-			// Reading the state takes until the relist has been asked
-			// for: a reflector that reads it before relisting never
-			// gets there.
-			for len(h.src.ListCalls()) < 2 {
-				select {
-				case <-ctx.Done():
-					return nil, false
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-			return items, true
-		}
-		res.Done = func() { done.Add(1) }
-		h.create("c")
-		h.src.Compact()
-	}, func(h *harness) {
-		h.converged()
-		if !expiredArg.Load() {
-			t.Error("Items not told the version expired")
-		}
-		lists := h.src.ListCalls()
-		if len(lists) != 2 || lists[1].ResourceVersion != "" {
-			t.Fatalf("lists %+v, want the exact question then a consistent relist", lists)
-		}
-		// The state then the relist: the other way round, the store
-		// would end with the state, without c.
-		if h.store.count("replace") != 2 || h.store.count("add") != 0 {
-			t.Fatalf("store calls %v, want the state, then the relist", h.store.calls)
-		}
-		if confirmed.Load() != 1 || done.Load() != 1 {
-			t.Fatalf("Confirmed called %d times, Done %d times", confirmed.Load(), done.Load())
-		}
-	})
-}
-
-// A state whose objects cannot be trusted (Items says so once it has
-// read them) never reaches the store: confirmed or expired, the store
-// gets the server's list only.
-func TestReflectorListsWhenAResumedStateCannotBeRead(t *testing.T) {
-	for _, expire := range []bool{false, true} {
-		t.Run(fmt.Sprintf("expired=%v", expire), func(t *testing.T) {
-			var done atomic.Int32
-			opts := plain
-			var res reflector.Resume[obj]
-			opts.Resume = func(context.Context) (*reflector.Resume[obj], error) { return &res, nil }
-			run(t, fake.Options[obj]{}, opts, func(h *harness) {
-				h.create("a")
-				res.ResourceVersion = h.src.ResourceVersion()
-				res.Items = func(context.Context, bool) ([]obj, bool) { return []obj{cm("ghost")}, false }
-				res.Done = func() { done.Add(1) }
-				h.create("b")
-				if expire {
-					h.src.Compact()
-				}
-			}, func(h *harness) {
-				h.converged()
-				if h.store.count("replace") != 1 || strings.Contains(h.store.snapshot(), "ghost") {
-					t.Fatalf("store calls %v, want the list only", h.store.calls)
-				}
-				if done.Load() != 1 {
-					t.Fatalf("Done called %d times", done.Load())
-				}
-			})
-		})
-	}
 }

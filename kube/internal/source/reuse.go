@@ -1,7 +1,6 @@
 package source
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"github.com/kinformer/kinformer/cache"
@@ -25,71 +24,10 @@ import (
 // warm-restart scenario's expired lines.
 
 // CachedLookup finds an informer's cached objects, once the informer
-// exists (SetReader is called right after it is built, before it runs),
-// and the objects of a checkpoint offered while the informer relists
-// (Offer). The zero value finds nothing.
+// exists (SetReader is called right after it is built, before it runs).
+// The zero value finds nothing.
 type CachedLookup[T cache.Object] struct {
 	reader atomic.Pointer[cache.Reader[T]]
-
-	// A checkpoint whose version expired is read while the informer
-	// relists (informer.CheckpointOptions.Reuse): its objects, by
-	// namespace and name, are offered here as they are decoded, so that
-	// the listed objects found at the same version are the file's, not
-	// decoded a second time. Objects listed before their record is read
-	// are decoded as usual. This is what keeps the warm-restart
-	// scenario's expired lines below a cold start in memory, and lets
-	// reading the file overlap the list in time.
-	offeredMu sync.RWMutex
-	offered   map[objectName]T // guarded by offeredMu; nil when none
-	anyOffer  atomic.Bool      // offered is not empty: the decoder looks
-}
-
-// objectName is an object's namespace and name.
-type objectName struct{ namespace, name string }
-
-// Offer adds objs to the objects the lookup finds; nil drops every one
-// offered. It may be called from several goroutines at once.
-func (l *CachedLookup[T]) Offer(objs []T) {
-	l.offeredMu.Lock()
-	defer l.offeredMu.Unlock()
-	if objs == nil {
-		l.offered = nil
-		l.anyOffer.Store(false)
-		return
-	}
-	if l.offered == nil {
-		l.offered = make(map[objectName]T, len(objs))
-	}
-	for _, obj := range objs {
-		l.offered[objectName{obj.GetNamespace(), obj.GetName()}] = obj
-	}
-	l.anyOffer.Store(len(l.offered) > 0)
-}
-
-// offeredAt returns the offered object of namespace/name if it is at rv.
-func (l *CachedLookup[T]) offeredAt(namespace, name, rv string) (T, bool) {
-	var zero T
-	if !l.anyOffer.Load() {
-		return zero, false
-	}
-	l.offeredMu.RLock()
-	obj, ok := l.offered[objectName{namespace, name}]
-	l.offeredMu.RUnlock()
-	if !ok || obj.GetResourceVersion() != rv {
-		return zero, false
-	}
-	return obj, true
-}
-
-// isOffered reports whether obj is the very object offered under its name.
-func (l *CachedLookup[T]) isOffered(obj T) bool {
-	if !l.anyOffer.Load() {
-		return false
-	}
-	l.offeredMu.RLock()
-	cur, ok := l.offered[objectName{obj.GetNamespace(), obj.GetName()}]
-	l.offeredMu.RUnlock()
-	return ok && any(cur) == any(obj)
 }
 
 // SetReader gives l the informer's cache.
@@ -107,19 +45,14 @@ func (s *Source[T]) ReuseCached(l *CachedLookup[T]) bool {
 	return true
 }
 
-// empty reports whether there is no cached or offered object to reuse
-// (or no cache yet): the decoder then does not read the metadata off the
-// wire.
+// empty reports whether there is no cached object to reuse (or no cache
+// yet): the decoder then does not read the metadata off the wire.
 func (l *CachedLookup[T]) empty() bool {
-	if l.anyOffer.Load() {
-		return false
-	}
 	r := l.reader.Load()
 	return r == nil || r.Len() == 0
 }
 
-// at returns the cached or offered object of namespace/name if it is at
-// rv.
+// at returns the cached object of namespace/name if it is at rv.
 func (l *CachedLookup[T]) at(namespace, name, rv string) (T, bool) {
 	var zero T
 	r := l.reader.Load()
@@ -128,17 +61,13 @@ func (l *CachedLookup[T]) at(namespace, name, rv string) (T, bool) {
 	}
 	obj, ok := r.GetByNamespaceName(namespace, name)
 	if !ok || obj.GetResourceVersion() != rv {
-		return l.offeredAt(namespace, name, rv)
+		return zero, false
 	}
 	return obj, true
 }
 
-// isCached reports whether obj is the very object the cache holds, or an
-// offered one (which goes through the transform with its checkpoint).
+// isCached reports whether obj is the very object the cache holds.
 func (l *CachedLookup[T]) isCached(obj T) bool {
-	if l.isOffered(obj) {
-		return true
-	}
 	r := l.reader.Load()
 	if r == nil {
 		return false
@@ -149,8 +78,7 @@ func (l *CachedLookup[T]) isCached(obj T) bool {
 
 // SkipCached wraps transform so that it leaves alone an object the cache
 // holds already (reused, so transformed before, and shared: it must not
-// be written to), or an offered one (transformed with the checkpoint it
-// came from). A nil transform stays nil.
+// be written to). A nil transform stays nil.
 func (l *CachedLookup[T]) SkipCached(transform func(T) (T, error)) func(T) (T, error) {
 	if transform == nil {
 		return nil

@@ -68,6 +68,22 @@ func checkpointedInformer[T object](t *testing.T, dir, ns string, res kube.Resou
 	return f, inf
 }
 
+// writeCheckpoint syncs an informer of l's kind over ns with a checkpoint
+// in a new directory and stops it, which writes the file, and returns the
+// directory. Errors reported meanwhile fail the test.
+func writeCheckpoint[T object](t *testing.T, l kind[T], ns string) string {
+	t.Helper()
+	dir := t.TempDir()
+	errs := &errorLog{}
+	first, _ := checkpointedInformer[T](t, dir, ns, l.res, errs, nil)
+	startAndSync(t, first, errs)
+	first.Shutdown()
+	if reported := errs.all(); len(reported) != 0 {
+		t.Fatalf("errors while writing the checkpoint: %v", reported)
+	}
+	return dir
+}
+
 // kind is one of the informers under test: its type, the resource a
 // metadata informer names, and how to make a pod's record in its file
 // into a ghost (another name and uid).
@@ -182,11 +198,7 @@ func restartMissesNothing[T object](t *testing.T, l kind[T]) {
 	if err := env.CreatePods(t.Context(), ns, 20, testenv.BulkOptions{NamePrefix: "web-"}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	errs := &errorLog{}
-	first, _ := checkpointedInformer[T](t, dir, ns, l.res, errs, nil)
-	startAndSync(t, first, errs)
-	first.Shutdown() // writes the checkpoint
+	dir := writeCheckpoint(t, l, ns)
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.ckpt")); len(files) != 1 {
 		t.Fatalf("checkpoint files: %v", files)
 	}
@@ -194,6 +206,7 @@ func restartMissesNothing[T object](t *testing.T, l kind[T]) {
 	changePodsWhileDown(t, ns)
 
 	rec := &recorder[T]{}
+	errs := &errorLog{}
 	second, inf := checkpointedInformer(t, dir, ns, l.res, errs, rec)
 	startAndSync(t, second, errs)
 	requireCacheMatches(t, inf.Cache(), listPods(ns, metav1.ListOptions{}))
@@ -270,11 +283,7 @@ func expiredDeliversDifferences[T object](t *testing.T, l kind[T]) {
 	if err := env.CreateConfigMaps(t.Context(), ns, 20, testenv.BulkOptions{NamePrefix: "cm-"}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	errs := &errorLog{}
-	first, _ := checkpointedInformer[T](t, dir, ns, l.res, errs, nil)
-	startAndSync(t, first, errs)
-	first.Shutdown()
+	dir := writeCheckpoint(t, l, ns)
 
 	cms := env.Clientset().CoreV1().ConfigMaps(ns)
 	c, err := cms.Get(t.Context(), "cm-0", metav1.GetOptions{})
@@ -322,11 +331,7 @@ func corruptIgnored[T object](t *testing.T, l kind[T]) {
 	if err := env.CreatePods(t.Context(), ns, 5, testenv.BulkOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	errs := &errorLog{}
-	first, _ := checkpointedInformer[T](t, dir, ns, l.res, errs, nil)
-	startAndSync(t, first, errs)
-	first.Shutdown()
+	dir := writeCheckpoint(t, l, ns)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.ckpt"))
 	if len(files) != 1 {
 		t.Fatalf("checkpoint files: %v", files)
@@ -437,11 +442,7 @@ func neverServedUntrusted[T object](t *testing.T, l kind[T]) {
 			if err := env.CreatePods(t.Context(), ns, 5, testenv.BulkOptions{NamePrefix: "web-"}); err != nil {
 				t.Fatal(err)
 			}
-			dir := t.TempDir()
-			errs := &errorLog{}
-			first, _ := checkpointedInformer[T](t, dir, ns, l.res, errs, nil)
-			startAndSync(t, first, errs)
-			first.Shutdown()
+			dir := writeCheckpoint(t, l, ns)
 			rewriteRecords(t, dir, func(id *checkpoint.Identity, snap *checkpoint.Snapshot[*record]) {
 				snap.Items = append(snap.Items, &record{b: l.ghost(t, snap.Items[0].b)})
 				tc.edit(id, snap)
@@ -485,14 +486,11 @@ func ghostServed[T object](t *testing.T, l kind[T]) {
 	if err := env.CreatePods(t.Context(), ns, 3, testenv.BulkOptions{NamePrefix: "web-"}); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	errs := &errorLog{}
-	first, _ := checkpointedInformer[T](t, dir, ns, l.res, errs, nil)
-	startAndSync(t, first, errs)
-	first.Shutdown()
+	dir := writeCheckpoint(t, l, ns)
 	rewriteRecords(t, dir, func(_ *checkpoint.Identity, snap *checkpoint.Snapshot[*record]) {
 		snap.Items = append(snap.Items, &record{b: l.ghost(t, snap.Items[0].b)})
 	})
+	errs := &errorLog{}
 	second, inf := checkpointedInformer[T](t, dir, ns, l.res, errs, nil)
 	startAndSync(t, second, errs)
 	if _, ok, _ := inf.Cache().GetByKey(ns + "/ghost"); !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -179,19 +180,20 @@ func (e *typedEntry[T]) byIndex(index, value string) ([]client.Object, error) {
 
 func (e *typedEntry[T]) indexed(index, value string, obj client.Object) (bool, error) {
 	f, ok := e.sii.Shared().Cache().GetIndexers()[index]
+	return indexGives(f, ok, index, value, obj.(T))
+}
+
+// indexGives reports whether f, the index named index (ok: it exists),
+// gives obj the value, with controller-runtime's error for a missing index.
+func indexGives[T cache.Object](f cache.IndexFunc[T], ok bool, index, value string, obj T) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("index with name %s does not exist", index)
 	}
-	vals, err := f(obj.(T))
+	vals, err := f(obj)
 	if err != nil {
 		return false, err
 	}
-	for _, v := range vals {
-		if v == value {
-			return true, nil
-		}
-	}
-	return false, nil
+	return slices.Contains(vals, value), nil
 }
 
 func upcast[T client.Object](objs []T) []client.Object {

@@ -283,19 +283,7 @@ func (e *shardedEntry[T]) byIndex(index, value string) ([]client.Object, error) 
 
 func (e *shardedEntry[T]) indexed(index, value string, obj client.Object) (bool, error) {
 	f, ok := e.indexFunc(index)
-	if !ok {
-		return false, fmt.Errorf("index with name %s does not exist", index)
-	}
-	vals, err := f(obj.(T))
-	if err != nil {
-		return false, err
-	}
-	for _, v := range vals {
-		if v == value {
-			return true, nil
-		}
-	}
-	return false, nil
+	return indexGives(f, ok, index, value, obj.(T))
 }
 
 // shardedInformer is the controller-runtime Informer of a sharded kind.

@@ -5,9 +5,7 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -17,8 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kinformer/kinformer/informer"
@@ -29,32 +25,9 @@ import (
 
 var env *testenv.Env
 
-type withEnv struct{ m *testing.M }
-
-func (w withEnv) Run() int {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
-	bins, err := testenv.Build(ctx, testenv.BuildOptions{Progress: os.Stderr})
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: build control plane:", err)
-		return 1
-	}
-	if env, err = testenv.Start(context.Background(), testenv.Options{Binaries: bins}); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: start control plane:", err)
-		return 1
-	}
-	code := w.m.Run()
-	if c, err := rest.HTTPClientFor(env.RESTConfig()); err == nil && c.Transport != nil {
-		utilnet.CloseIdleConnectionsFor(c.Transport)
-	}
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: stop control plane:", err)
-		code = 1
-	}
-	return code
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(testenv.Tests{M: m, Name: "e2e", Env: &env})
 }
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(withEnv{m}) }
 
 // recorder writes each notification down per object: "add initial",
 // "add", "update", "delete".

@@ -38,6 +38,12 @@
 //     between the members by Assign, a pure function of the member set:
 //     every replica computes the same split, and a join or a leave moves
 //     close to the fewest ranges possible.
+//   - Start. A replica writes its Lease, claiming nothing, before it takes
+//     any range. If a member of the group already claims ranges, it then
+//     takes its share at once; if none does (the group is starting), it
+//     waits until GroupOptions.SettlePeriod has passed since its start, so
+//     that replicas starting together split from the start instead of the
+//     first one acquiring, and listing, every range for a moment.
 //   - Handoff. A replica acquires the ranges assigned to it; once a range
 //     is owned (synced, and every handler has returned from its OnAcquire
 //     calls) it claims it in its Lease (annotation

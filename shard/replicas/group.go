@@ -61,6 +61,18 @@ type GroupOptions struct {
 	// PollPeriod is how often the replica reads the group's Leases: the
 	// bound on how long a handoff keeps two owners. Default RenewPeriod.
 	PollPeriod time.Duration
+	// SettlePeriod is how long a replica that starts into a group where no
+	// member claims a range yet (the group is starting) waits, from the
+	// start of Run, before it takes ranges: replicas that start within it
+	// of each other split from the start, rather than the first taking
+	// every range, listing them all and handing most of them over moments
+	// later (a peak of memory and of load on the server that a replica
+	// sized for its share may not survive). Raise it when the replicas of
+	// a group start further apart (image pulls, scheduling). A replica
+	// that finds a member claiming ranges (the group runs) takes its share
+	// at once: joining a running group moves ranges gainer first, with no
+	// such peak. The wait is at least one PollPeriod. Default PollPeriod.
+	SettlePeriod time.Duration
 	// Clock drives renewals, polls and liveness. Default the real clock.
 	Clock clock.WithTicker
 	// Metrics, when set, receives the replica's measurements
@@ -187,6 +199,12 @@ func NewGroup(opts GroupOptions) (*Group, error) {
 		return nil, fmt.Errorf("replicas: NewGroup: want LeaseDuration >= 1s and 0 < RenewPeriod < LeaseDuration/2, got %s and %s",
 			opts.LeaseDuration, opts.RenewPeriod)
 	}
+	if opts.SettlePeriod == 0 {
+		opts.SettlePeriod = opts.PollPeriod
+	}
+	if opts.SettlePeriod < 0 {
+		return nil, fmt.Errorf("replicas: NewGroup: negative SettlePeriod %s", opts.SettlePeriod)
+	}
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
@@ -301,14 +319,22 @@ func (g *Group) Run(ctx context.Context) error {
 		wg.Wait()
 	}()
 
+	settleUntil := g.opts.Clock.Now().Add(g.opts.SettlePeriod)
 	tick := g.opts.Clock.NewTicker(g.opts.PollPeriod)
 	defer tick.Stop()
-	// Join: write the Lease first and split only from the next poll on, so
-	// that replicas started together see each other before they split
-	// (rather than each taking everything for a moment).
-	for ctx.Err() == nil && g.mine == nil {
+	// Join: write the Lease, claiming nothing, and split only once the
+	// group has settled (see GroupOptions.SettlePeriod), so that replicas
+	// started together see each other before they split rather than the
+	// first taking everything for a moment.
+	for ctx.Err() == nil {
 		g.observe(ctx)
-		g.writeLease(ctx, nil)
+		now := g.opts.Clock.Now()
+		if g.mine == nil || g.renewDue(now) {
+			g.writeLease(ctx, nil)
+		}
+		if g.mine != nil && g.renewed.Load() != 0 && (g.groupRuns(now) || !now.Before(settleUntil)) {
+			break
+		}
 		select {
 		case <-ctx.Done():
 		case <-tick.C():
@@ -324,6 +350,18 @@ func (g *Group) Run(ctx context.Context) error {
 	}
 	g.leave(context.WithoutCancel(ctx), owners)
 	return nil
+}
+
+// groupRuns reports whether a member of the group claims ranges at now:
+// the group is running, not starting, and a joiner need not wait for it to
+// settle.
+func (g *Group) groupRuns(now time.Time) bool {
+	for _, p := range g.peers {
+		if p.valid(now) && len(p.claims) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // step is one round: read the Leases, renew if due, reconcile the ranges.

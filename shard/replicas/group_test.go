@@ -108,6 +108,9 @@ type cluster struct {
 	leases coordinationv1client.CoordinationV1Interface
 	mu     sync.Mutex
 	errs   []error
+	// settle is the SettlePeriod of the replicas started from now on (0:
+	// the default).
+	settle time.Duration
 }
 
 // syncTime is how long every range takes to list in a cluster: less than
@@ -143,6 +146,7 @@ func (c *cluster) start(id string) *replica {
 	}
 	r.group, err = NewGroup(GroupOptions{Name: testGroup, Namespace: testLeases, Identity: id, Logger: quiet,
 		Client: cuttable{c.leases, &r.cut}, Slots: testSlots, LeaseDuration: testLease, RenewPeriod: testRenew,
+		SettlePeriod: c.settle,
 		ErrorHandler: func(err error) {
 			if !errors.Is(err, errCut) {
 				c.report(err)
@@ -308,6 +312,66 @@ func TestGroupSplitsTheRangesAndHandsThemOverGainerFirst(t *testing.T) {
 		// others (see TestAssignMovesLittle).
 		if acquired != released || acquired < len(cachedNames(e.inf)) {
 			t.Errorf("acquired %d, released %d, the joiner caches %d", acquired, released, len(cachedNames(e.inf)))
+		}
+		c.checkNoErrors()
+	})
+}
+
+// Replicas that start into an empty group within its settle period of
+// one another split from the start: none ever acquires, let alone lists,
+// more than its share, as the first one would if it split alone.
+func TestGroupStartedTogetherSplitsFromTheStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 300)
+		c.settle = 3 * time.Second // > the spread of the starts, 1 s apart
+		share := (testSlots + 2) / 3
+		var live []*replica
+		check := func() {
+			for _, r := range live {
+				held := 0
+				for _, rg := range r.group.Ranges() {
+					if r.inf.holds(rg) {
+						held++
+					}
+				}
+				if held > share {
+					t.Fatalf("%s holds %d of %d ranges at %s, more than its share of three (%d)",
+						r.id, held, testSlots, time.Now().Format(time.StampMilli), share)
+				}
+			}
+		}
+		for _, id := range []string{"a", "b", "d"} {
+			live = append(live, c.start(id))
+			for range 20 { // a second
+				synctest.Wait()
+				check()
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		c.await("three replicas converge", false, func() (bool, string) {
+			check()
+			return c.converged(live...)
+		})
+		if got, want := c.ownedNames(live...), allNames(c.w); !slices.Equal(got, want) {
+			t.Fatalf("the replicas cache %d objects, the world has %d", len(got), len(want))
+		}
+		c.checkNoErrors()
+	})
+}
+
+// A replica that joins a running group (a member claims ranges) takes its
+// share without waiting for its settle period: here an hour, longer than
+// await allows.
+func TestGroupJoinsARunningGroupWithoutSettling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := newCluster(t, 100)
+		a, b := c.start("a"), c.start("b")
+		c.await("two replicas converge", false, func() (bool, string) { return c.converged(a, b) })
+		c.settle = time.Hour
+		e := c.start("e")
+		c.await("e joins", true, func() (bool, string) { return c.converged(a, b, e) })
+		if got, want := c.ownedNames(a, b, e), allNames(c.w); !slices.Equal(got, want) {
+			t.Fatalf("the replicas cache %d objects, the world has %d", len(got), len(want))
 		}
 		c.checkNoErrors()
 	})

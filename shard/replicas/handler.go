@@ -88,13 +88,12 @@ func (h HandlerFuncs[T]) OnRelease(obj T) {
 	}
 }
 
-// Registration is a Handler added to an Informer (AddHandler).
+// Registration is a Handler added to an Informer (AddHandler), given back
+// to RemoveHandler.
 type Registration struct {
-	// done holds, for each range held when the handler was added to a
-	// running Informer, whether the handler has been handed that range's
-	// objects (or the range was released). Set before AddHandler returns,
-	// then read-only.
-	done []func() bool
+	// synced is closed once the handler has been handed the objects of
+	// every range held when it was added (see HasSynced).
+	synced chan struct{}
 }
 
 // HasSynced reports whether the handler has returned from the OnAcquire
@@ -103,29 +102,54 @@ type Registration struct {
 // once for a handler added before Run, or when no range was held: ranges
 // acquired later count as owned only once every handler has returned from
 // their OnAcquire calls, so a caller that waits for them (SetRanges, a
-// Group's Synced) waits for this handler too.
+// Group's Synced) waits for this handler too. It never turns back to
+// false. A handler removed before it is synced never is.
 func (r *Registration) HasSynced() bool {
-	for _, f := range r.done {
-		if !f() {
-			return false
-		}
+	select {
+	case <-r.synced:
+		return true
+	default:
+		return false
 	}
-	return true
 }
+
+// Synced returns a channel closed once HasSynced is true, for waiting in a
+// select together with a context.
+func (r *Registration) Synced() <-chan struct{} { return r.synced }
 
 // serial is one Handler added to an Informer: its calls, from the
 // delivery goroutines of every range and from releases, are made one at
-// a time.
+// a time, and none once it is removed.
 type serial[T cache.Object] struct {
-	// mu is held during each call to h.
-	mu sync.Mutex
-	h  Handler[T]
+	h   Handler[T]
+	reg *Registration
+	// gone is closed when the handler is removed.
+	gone chan struct{}
+	// mu is held during each call to h and guards removed.
+	mu      sync.Mutex
+	removed bool
+}
+
+func newSerial[T cache.Object](h Handler[T]) *serial[T] {
+	return &serial[T]{h: h, reg: &Registration{synced: make(chan struct{})}, gone: make(chan struct{})}
 }
 
 func (s *serial[T]) call(fn func(Handler[T])) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fn(s.h)
+	if !s.removed {
+		fn(s.h)
+	}
+}
+
+// remove stops the calls to h; it returns once no call is in progress.
+func (s *serial[T]) remove() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.removed {
+		s.removed = true
+		close(s.gone)
+	}
 }
 
 // rangeHandler adapts a serial to the handler of one range's shared

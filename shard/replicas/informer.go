@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -109,9 +110,11 @@ type part[T shard.Member] struct {
 	// readable is set once inf has synced (at the latest when a handler
 	// is first handed one of its objects): reads see the range from then.
 	readable atomic.Bool
-	// owned (every handler has returned from the range's acquisitions) and
-	// released are guarded by Informer.mu.
+	// owned (every handler has returned from the range's acquisitions),
+	// released and regs (each handler's registration in inf) are guarded
+	// by Informer.mu.
 	owned, released bool
+	regs            map[*serial[T]]*informer.Registration
 }
 
 type requestKind int
@@ -120,13 +123,14 @@ const (
 	reqAcquire requestKind = iota
 	reqRelease
 	reqAddHandler
+	reqRemoveHandler
 )
 
 type request[T shard.Member] struct {
 	kind  requestKind
 	r     shard.Range
 	h     *serial[T]
-	reg   *Registration // of h, filled in by addHandlerRunning
+	reg   *Registration // of reqRemoveHandler
 	reply chan error    // buffered: Run never blocks on it
 }
 
@@ -170,8 +174,7 @@ func (i *Informer[T]) Field() shard.Field { return i.field }
 // releases wait for handlers. The Registration says when h has been handed
 // the ranges held when it was added (see Registration.HasSynced).
 func (i *Informer[T]) AddHandler(h Handler[T]) (*Registration, error) {
-	s := &serial[T]{h: h}
-	reg := &Registration{}
+	s := newSerial(h)
 	i.mu.Lock()
 	if i.stopped {
 		i.mu.Unlock()
@@ -179,14 +182,46 @@ func (i *Informer[T]) AddHandler(h Handler[T]) (*Registration, error) {
 	}
 	if !i.running {
 		i.handlers = append(i.handlers, s)
+		close(s.reg.synced)
 		i.mu.Unlock()
-		return reg, nil
+		return s.reg, nil
 	}
 	i.mu.Unlock()
-	if err := i.do(context.Background(), request[T]{kind: reqAddHandler, h: s, reg: reg}); err != nil {
+	if err := i.do(context.Background(), request[T]{kind: reqAddHandler, h: s}); err != nil {
 		return nil, err
 	}
-	return reg, nil
+	return s.reg, nil
+}
+
+// RemoveHandler stops the calls to the handler of reg, in every range,
+// and returns once none is in progress; the handler no longer holds up
+// the ranges being synced. It fails with an error wrapping
+// informer.ErrUnknownRegistration if reg is not one of this Informer's
+// handlers (or was removed already).
+func (i *Informer[T]) RemoveHandler(reg *Registration) error {
+	i.mu.Lock()
+	k := slices.IndexFunc(i.handlers, func(s *serial[T]) bool { return s.reg == reg })
+	if k < 0 {
+		i.mu.Unlock()
+		return fmt.Errorf("replicas: %s: RemoveHandler: %w", i.name, informer.ErrUnknownRegistration)
+	}
+	s := i.handlers[k]
+	if !i.running || i.stopped { // no range to remove it from
+		i.handlers = slices.Delete(i.handlers, k, k+1)
+		i.mu.Unlock()
+		s.remove()
+		return nil
+	}
+	i.mu.Unlock()
+	err := i.do(context.Background(), request[T]{kind: reqRemoveHandler, reg: reg})
+	if errors.Is(err, ErrNotRunning) { // stopped meanwhile: its ranges are gone
+		i.mu.Lock()
+		i.handlers = slices.DeleteFunc(i.handlers, func(x *serial[T]) bool { return x == s })
+		i.mu.Unlock()
+		err = nil
+	}
+	s.remove()
+	return err
 }
 
 // do hands req to Run and waits for its answer, or for ctx. Before Run
@@ -258,7 +293,9 @@ func (i *Informer[T]) Run(ctx context.Context) error {
 				i.stopRange(req.r)
 				req.reply <- nil
 			case reqAddHandler:
-				req.reply <- i.addHandlerRunning(req.h, req.reg)
+				req.reply <- i.addHandlerRunning(&wg, req.h)
+			case reqRemoveHandler:
+				req.reply <- i.removeHandlerRunning(req.reg)
 			}
 		}
 	}
@@ -290,16 +327,16 @@ func (i *Informer[T]) startRange(ctx context.Context, wg *sync.WaitGroup, r shar
 		return fmt.Errorf("replicas: %s: range %s: %w", i.name, r, err)
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	p := &part[T]{r: r, inf: inf, cancel: cancel, done: make(chan struct{})}
-	regs := make([]*informer.Registration, 0, len(handlers))
+	p := &part[T]{r: r, inf: inf, cancel: cancel, done: make(chan struct{}), regs: map[*serial[T]]*informer.Registration{}}
 	for _, h := range handlers {
 		reg, err := inf.AddHandler(rangeHandler[T]{s: h, p: p, i: i}, informer.HandlerOptions{})
 		if err != nil {
 			cancel()
 			return fmt.Errorf("replicas: %s: range %s: %w", i.name, r, err)
 		}
-		regs = append(regs, reg)
+		p.regs[h] = reg
 	}
+	regs := maps.Clone(p.regs)
 	i.mu.Lock()
 	i.parts[r] = p
 	i.mu.Unlock()
@@ -314,16 +351,17 @@ func (i *Informer[T]) startRange(ctx context.Context, wg *sync.WaitGroup, r shar
 }
 
 // awaitSync makes p readable once its informer has synced, and marks it
-// owned once every handler has returned from its acquisitions, unless it
-// is released first.
-func (i *Informer[T]) awaitSync(ctx context.Context, p *part[T], regs []*informer.Registration) {
+// owned once every handler (of regs, those it started with) has returned
+// from its acquisitions or been removed, unless it is released first.
+func (i *Informer[T]) awaitSync(ctx context.Context, p *part[T], regs map[*serial[T]]*informer.Registration) {
 	if !p.inf.WaitForCacheSync(ctx) {
 		return
 	}
 	i.markReadable(p)
-	for _, reg := range regs {
+	for h, reg := range regs {
 		select {
 		case <-reg.Synced():
+		case <-h.gone:
 		case <-ctx.Done():
 			return
 		}
@@ -378,26 +416,68 @@ func (i *Informer[T]) markReadable(p *part[T]) {
 }
 
 // addHandlerRunning adds h to every range being synced or owned, and
-// tells reg how to know when h has been handed them.
-func (i *Informer[T]) addHandlerRunning(h *serial[T], reg *Registration) error {
+// closes its registration's synced channel once h has been handed each of
+// them (or the range is released), from a goroutine wg counts (it ends at
+// the latest when Run stops every range).
+func (i *Informer[T]) addHandlerRunning(wg *sync.WaitGroup, h *serial[T]) error {
 	i.mu.Lock()
 	defer i.mu.Unlock()
+	type wait struct{ synced, released <-chan struct{} }
+	var waits []wait
 	for _, p := range i.parts {
 		r, err := p.inf.AddHandler(rangeHandler[T]{s: h, p: p, i: i}, informer.HandlerOptions{})
 		if err != nil {
+			for _, p := range i.parts { // undo the ranges added to
+				if r, ok := p.regs[h]; ok {
+					delete(p.regs, h)
+					_ = p.inf.RemoveHandler(r)
+				}
+			}
 			return fmt.Errorf("replicas: %s: range %s: %w", i.name, p.r, err)
 		}
-		reg.done = append(reg.done, func() bool {
-			if r.HasSynced() {
-				return true
-			}
-			i.mu.Lock()
-			defer i.mu.Unlock()
-			return p.released
-		})
+		p.regs[h] = r
+		waits = append(waits, wait{r.Synced(), p.done})
 	}
 	i.handlers = append(i.handlers, h)
+	if len(waits) == 0 {
+		close(h.reg.synced)
+		return nil
+	}
+	wg.Go(func() {
+		for _, w := range waits {
+			select {
+			case <-w.synced:
+			case <-w.released:
+			case <-h.gone:
+				return
+			}
+		}
+		close(h.reg.synced)
+	})
 	return nil
+}
+
+// removeHandlerRunning takes the handler of reg out of every range.
+func (i *Informer[T]) removeHandlerRunning(reg *Registration) error {
+	i.mu.Lock()
+	k := slices.IndexFunc(i.handlers, func(s *serial[T]) bool { return s.reg == reg })
+	if k < 0 {
+		i.mu.Unlock()
+		return fmt.Errorf("replicas: %s: RemoveHandler: %w", i.name, informer.ErrUnknownRegistration)
+	}
+	h := i.handlers[k]
+	i.handlers = slices.Delete(i.handlers, k, k+1)
+	var errs []error
+	for _, p := range i.parts {
+		if r, ok := p.regs[h]; ok {
+			delete(p.regs, h)
+			if err := p.inf.RemoveHandler(r); err != nil {
+				errs = append(errs, fmt.Errorf("replicas: %s: range %s: %w", i.name, p.r, err))
+			}
+		}
+	}
+	i.mu.Unlock()
+	return errors.Join(errs...)
 }
 
 // publishLocked refreshes the snapshot of readable ranges and tells

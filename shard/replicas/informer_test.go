@@ -469,10 +469,75 @@ func TestLateRegistrationSyncsAfterItsAcquisitions(t *testing.T) {
 		if reg.HasSynced() {
 			t.Fatal("synced while the handler blocks in its first OnAcquire")
 		}
+		select {
+		case <-reg.Synced():
+			t.Fatal("Synced closed while the handler blocks in its first OnAcquire")
+		default:
+		}
 		close(block)
-		synctest.Wait()
+		<-reg.Synced() // closes by itself: synctest fails the test on a deadlock
 		if !reg.HasSynced() || got.Load() != 20 {
 			t.Fatalf("after the acquisitions: synced %v, %d acquired, want true and 20", reg.HasSynced(), got.Load())
+		}
+	})
+}
+
+// A removed handler is told nothing more, in any range, and a registration
+// of another Informer (or one removed already) is refused without touching
+// the handler it belongs to.
+func TestRemoveHandlerStopsItsCallsAndRefusesForeignRegistrations(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, 40)
+		inf, kept, stop := runInformer(t, w)
+		defer stop()
+		other, otherNotes, stopOther := runInformer(t, w)
+		defer stopOther()
+		halves := shard.Split(2)
+		if err := inf.SetRanges(t.Context(), halves); err != nil {
+			t.Fatal(err)
+		}
+		if err := other.SetRanges(t.Context(), halves); err != nil {
+			t.Fatal(err)
+		}
+		gone := newNotes()
+		reg, err := inf.AddHandler(gone.handler())
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-reg.Synced()
+		if got := len(gone.take()["acquire"]); got != 40 {
+			t.Fatalf("the added handler acquired %d objects, want 40", got)
+		}
+		otherReg, err := other.AddHandler(newNotes().handler())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := inf.RemoveHandler(otherReg); !errors.Is(err, informer.ErrUnknownRegistration) {
+			t.Errorf("RemoveHandler of another Informer's registration: %v, want ErrUnknownRegistration", err)
+		}
+		if err := inf.RemoveHandler(reg); err != nil {
+			t.Fatalf("RemoveHandler: %v", err)
+		}
+		if err := inf.RemoveHandler(reg); !errors.Is(err, informer.ErrUnknownRegistration) {
+			t.Errorf("RemoveHandler twice: %v, want ErrUnknownRegistration", err)
+		}
+		kept.take()
+		otherNotes.take()
+		if _, err := w.src.Create(newCM("late")); err != nil {
+			t.Fatal(err)
+		}
+		if err := inf.SetRanges(t.Context(), halves[:1]); err != nil { // a release too
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if got := gone.take(); len(got) != 0 {
+			t.Errorf("the removed handler was told %v", got)
+		}
+		if got := kept.take(); len(got["add"]) != 1 || len(got["release"]) == 0 {
+			t.Errorf("the handler that stays was told %v, want the add and the releases", got)
+		}
+		if got := otherNotes.take(); !slices.Equal(got["add"], []string{"late"}) {
+			t.Errorf("the other Informer's handler was told %v, want the add of late", got)
 		}
 	})
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
-	"sync/atomic"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,8 +18,7 @@ import (
 	cgcache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kinformer/kinformer/informer"
-	"github.com/kinformer/kinformer/kube"
+	"github.com/kinformer/kinformer/bench/internal/podsync"
 	"github.com/kinformer/kinformer/shard"
 	"github.com/kinformer/kinformer/testenv"
 )
@@ -27,8 +28,10 @@ import (
 //
 // shard-rss: one replica of N (N = 1, 2, 4) syncs its share of the pods,
 // range 0 of shard.Split(N), in a child process, through kinformer (a kube
-// source with Selection.Shard) and through client-go (its informer factory
-// with ListOptions.ShardSelector set to the same selector). Lines:
+// source with Selection.Shard, in cmd/shardchild: a binary of its own, built
+// by RunShard, that links kinformer alone, as a replica would) and through
+// client-go (its informer factory with ListOptions.ShardSelector set to the
+// same selector; the bench binary). Lines:
 //
 //	shard-rss-nN          peak RSS, ours against client-go
 //	shard-sync-nN         sync time, ours against client-go
@@ -117,6 +120,17 @@ func RunShard(ctx context.Context, opts ShardOptions) ([]Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	bin, err := os.MkdirTemp("", "kinformer-shard-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(bin)
+	say("building cmd/shardchild")
+	ours, err := buildShardChild(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
+	children := map[Side]string{Ours: ours, ClientGo: self}
 	countIn := func(set shard.Set) int {
 		n := 0
 		for i := range pods.Items {
@@ -143,7 +157,7 @@ func RunShard(ctx context.Context, opts ShardOptions) ([]Report, error) {
 				if err := pause(); err != nil {
 					return nil, err
 				}
-				res, peak, err := runShardChild(ctx, self, side, kubeconfig, set, want)
+				res, peak, err := runShardChild(ctx, children[side], side, kubeconfig, set, want)
 				if err != nil {
 					return nil, fmt.Errorf("shard-rss N=%d (%s, run %d): %w", n, side, i+1, err)
 				}
@@ -170,7 +184,7 @@ func RunShard(ctx context.Context, opts ShardOptions) ([]Report, error) {
 		}
 	}
 
-	conv, err := measureConverge(ctx, opts, self, kubeconfig, cs, countIn, say)
+	conv, err := measureConverge(ctx, opts, self, ours, kubeconfig, cs, countIn, say)
 	if err != nil {
 		return nil, err
 	}
@@ -186,18 +200,42 @@ func pairReport(name, unit string, target float64, ours, other []float64) Report
 	return r
 }
 
-// runShardChild syncs set's pods through side in a child process.
-func runShardChild(ctx context.Context, self string, side Side, kubeconfig string, set shard.Set, want int) (ChildResult, float64, error) {
-	res, _, err := runChildJSON[ChildResult](ctx, childRun{args: []string{self}, env: childEnv(
+// runShardChild syncs set's pods through side in a child process: bin,
+// cmd/shardchild for Ours, the bench binary for ClientGo.
+func runShardChild(ctx context.Context, bin string, side Side, kubeconfig string, set shard.Set, want int) (ChildResult, float64, error) {
+	run := childRun{args: []string{bin}, env: childEnv(
 		ChildShardSideEnv, string(side),
 		ChildKubeconfigEnv, kubeconfig,
 		ChildShardEnv, set.String(),
-		ChildShardWantEnv, strconv.Itoa(want))})
+		ChildShardWantEnv, strconv.Itoa(want))}
+	if side == Ours {
+		run = childRun{args: []string{bin, "-kubeconfig", kubeconfig, "-shard", set.String(), "-want", strconv.Itoa(want)}}
+	}
+	res, _, err := runChildJSON[ChildResult](ctx, run)
 	return res, float64(res.PeakRSSKB) / 1024, err
 }
 
-// RunShardChild is a shard child's whole job: a shard-rss sync
-// (ChildShardSideEnv) or a shard-converge replica (ChildReplicaEnv). It
+// buildShardChild builds cmd/shardchild of this bench module (found
+// through the kinformer module it replaces, as buildKinformer does) into
+// dir and returns its path.
+func buildShardChild(ctx context.Context, dir string) (string, error) {
+	list := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/kinformer/kinformer")
+	root, err := list.Output()
+	if err != nil {
+		return "", fmt.Errorf("find the kinformer module (run from bench/): %w", err)
+	}
+	bin := filepath.Join(dir, "shardchild")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/shardchild")
+	build.Dir = filepath.Join(strings.TrimSpace(string(root)), "bench")
+	if b, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build cmd/shardchild: %w: %s", err, b)
+	}
+	return bin, nil
+}
+
+// RunShardChild is a shard child's whole job in the bench binary: a
+// shard-rss sync of client-go's side (ChildShardSideEnv; kinformer's side
+// is cmd/shardchild) or a shard-converge replica (ChildReplicaEnv). It
 // returns false at once in any other process. A command calls it first
 // thing in main, with RunChild.
 func RunShardChild(ctx context.Context) (bool, error) {
@@ -208,6 +246,9 @@ func RunShardChild(ctx context.Context) (bool, error) {
 	if side == "" {
 		return false, nil
 	}
+	if side != ClientGo {
+		return true, fmt.Errorf("shard side %q: the bench binary runs client-go's side only (kinformer's is cmd/shardchild)", side)
+	}
 	set, err := shard.ParseSet(os.Getenv(ChildShardEnv))
 	if err != nil {
 		return true, err
@@ -216,7 +257,7 @@ func RunShardChild(ctx context.Context) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("%s: %w", ChildShardWantEnv, err)
 	}
-	res, err := syncShard(ctx, side, os.Getenv(ChildKubeconfigEnv), set, want)
+	res, err := syncShardClientGo(ctx, os.Getenv(ChildKubeconfigEnv), set, want)
 	if err != nil {
 		return true, err
 	}
@@ -226,98 +267,42 @@ func RunShardChild(ctx context.Context) (bool, error) {
 	return true, json.NewEncoder(os.Stdout).Encode(res)
 }
 
-// syncShard times side's informer of set's pods until its handler has
-// been handed want pods.
-func syncShard(ctx context.Context, side Side, kubeconfig string, set shard.Set, want int) (ChildResult, error) {
+// syncShardClientGo times client-go's informer of set's pods until its
+// handler has been handed want pods.
+func syncShardClientGo(ctx context.Context, kubeconfig string, set shard.Set, want int) (ChildResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var seen atomic.Int64
-	all := make(chan struct{})
-	count := func() {
-		if seen.Add(1) == int64(want) {
-			close(all)
-		}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return ChildResult{}, err
 	}
-	if want == 0 {
-		close(all)
+	start := time.Now()
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return ChildResult{}, err
 	}
-	var (
-		start  time.Time
-		cached func() []*corev1.Pod
-		wait   func()
-	)
-	switch side {
-	case Ours:
-		cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: kubeconfig})
-		if err != nil {
-			return ChildResult{}, err
-		}
-		start = time.Now()
-		src, err := kube.Source[*corev1.Pod](ctx, cfg, kube.SourceOptions{Selection: kube.Selection{Shard: set}})
-		if err != nil {
-			return ChildResult{}, err
-		}
-		inf, err := informer.NewShared(informer.Options[*corev1.Pod]{Source: src})
-		if err != nil {
-			return ChildResult{}, err
-		}
-		if _, err := inf.AddHandler(informer.HandlerFuncs[*corev1.Pod]{AddFunc: func(*corev1.Pod, bool) { count() }},
-			informer.HandlerOptions{}); err != nil {
-			return ChildResult{}, err
-		}
-		done := make(chan struct{})
-		go func() { defer close(done); _ = inf.Run(ctx) }()
-		cached = func() []*corev1.Pod { return inf.Cache().List() }
-		wait = func() { cancel(); <-done }
-	case ClientGo:
-		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-		if err != nil {
-			return ChildResult{}, err
-		}
-		start = time.Now()
-		cfg.ContentType = "application/vnd.kubernetes.protobuf"
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return ChildResult{}, err
-		}
-		selector := set.Selector()
-		f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
-			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.ShardSelector = selector }))
-		inf := f.Core().V1().Pods().Informer()
-		if _, err := inf.AddEventHandler(cgcache.ResourceEventHandlerFuncs{AddFunc: func(any) { count() }}); err != nil {
-			return ChildResult{}, err
-		}
-		f.Start(ctx.Done())
-		cached = func() []*corev1.Pod {
-			var out []*corev1.Pod
-			for _, o := range inf.GetIndexer().List() {
-				out = append(out, o.(*corev1.Pod))
-			}
-			return out
-		}
-		wait = func() { cancel(); f.Shutdown() }
-	default:
-		return ChildResult{}, fmt.Errorf("unknown side %q", side)
+	seen := podsync.NewCounter(want)
+	selector := set.Selector()
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.ShardSelector = selector }))
+	defer func() { cancel(); f.Shutdown() }()
+	inf := f.Core().V1().Pods().Informer()
+	if _, err := inf.AddEventHandler(cgcache.ResourceEventHandlerFuncs{AddFunc: func(any) { seen.Add() }}); err != nil {
+		return ChildResult{}, err
 	}
-	select {
-	case <-all:
-	case <-ctx.Done():
-		return ChildResult{}, ctx.Err()
-	case <-time.After(10 * time.Minute):
-		return ChildResult{}, fmt.Errorf("handler saw %d of %d pods after 10 minutes", seen.Load(), want)
+	f.Start(ctx.Done())
+	if err := seen.Wait(ctx); err != nil {
+		return ChildResult{}, err
 	}
 	elapsed := time.Since(start)
-	pods := cached()
-	var outside int
-	for _, p := range pods {
-		if !set.Contains(p) {
-			outside++
-		}
+	var pods []*corev1.Pod
+	for _, o := range inf.GetIndexer().List() {
+		pods = append(pods, o.(*corev1.Pod))
 	}
-	if outside > 0 || len(pods) != want {
-		return ChildResult{}, fmt.Errorf("%s cached %d pods, %d outside the shard; want %d", side, len(pods), outside, want)
+	digest, err := podsync.Check("client-go", pods, set, want)
+	if err != nil {
+		return ChildResult{}, err
 	}
-	digest := cacheDigest(pods)
-	wait()
 	return ChildResult{Millis: float64(elapsed.Microseconds()) / 1e3, Digest: digest}, nil
 }

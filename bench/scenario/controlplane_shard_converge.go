@@ -171,7 +171,7 @@ func awaitClaims(ctx context.Context, cs kubernetes.Interface, live []string, ex
 }
 
 // measureConverge runs shard-converge (see the top of this file).
-func measureConverge(ctx context.Context, opts ShardOptions, self, kubeconfig string, cs kubernetes.Interface,
+func measureConverge(ctx context.Context, opts ShardOptions, self, ours, kubeconfig string, cs kubernetes.Interface,
 	countIn func(shard.Set) int, say func(string, ...any)) (Report, error) {
 	var procs []*replicaProc
 	defer func() {
@@ -228,7 +228,7 @@ func measureConverge(ctx context.Context, opts ShardOptions, self, kubeconfig st
 		if err != nil {
 			return Report{}, err
 		}
-		res, _, err := runShardChild(ctx, self, Ours, kubeconfig, set, countIn(set))
+		res, _, err := runShardChild(ctx, ours, Ours, kubeconfig, set, countIn(set))
 		if err != nil {
 			return Report{}, err
 		}

@@ -1,11 +1,7 @@
 package scenario
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
-	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kinformer/kinformer/bench/internal/podsync"
 )
 
 // Realistic pods for the informer scenarios, generated deterministically:
@@ -176,38 +174,8 @@ func podList(n int) (*corev1.PodList, []*corev1.Pod) {
 	return list, ptrs
 }
 
-// cacheDigest summarizes a cache's content: every key with the resource
-// version and generation of its object, sorted, hashed. Two caches with the
-// same digest hold the same versions of the same objects.
-func cacheDigest(pods []*corev1.Pod) string {
-	type entry struct {
-		key string
-		rv  string
-		gen int64
-	}
-	entries := make([]entry, len(pods))
-	for i, p := range pods {
-		entries[i] = entry{p.Namespace + "/" + p.Name, p.ResourceVersion, p.Generation}
-	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
-	h := sha256.New()
-	var buf [8]byte
-	for _, e := range entries {
-		h.Write([]byte(e.key))
-		h.Write([]byte{0})
-		h.Write([]byte(e.rv))
-		binary.LittleEndian.PutUint64(buf[:], uint64(e.gen))
-		h.Write(buf[:])
-	}
-	return fmt.Sprintf("%d objects, %s", len(entries), hex.EncodeToString(h.Sum(nil))[:16])
-}
+// cacheDigest summarizes a cache's content (podsync.Digest): two caches
+// with the same digest hold the same versions of the same objects.
+func cacheDigest(pods []*corev1.Pod) string { return podsync.Digest(pods) }
 
 func ptr[V any](v V) *V { return &v }

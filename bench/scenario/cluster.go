@@ -128,42 +128,49 @@ const (
 )
 
 // seedStored makes the cluster, a control plane openCluster started, hold
-// sidecarPod pods 0..n-1: the first sidecarTemplates through the API, the
-// rest written straight into etcd (testenv.Env.StoreObjects), each a copy
-// of the API-created pod of its app with pod i's identity, node, images
-// and status, and managedFields naming pod i's addresses. It returns how
-// many pods the cluster holds.
+// sidecarPod pods 0..n-1 (seedStoredKind). It returns how many pods the
+// cluster holds.
 func (c *cluster) seedStored(ctx context.Context, n int, say sayFunc) (int, error) {
+	return c.seedStoredKind(ctx, podKind, n, say)
+}
+
+// seedStoredKind makes the cluster, a control plane openCluster started,
+// hold objects 0..n-1 of kind: the first sidecarTemplates through the API
+// (one per app, which fixes the container names and so the shape of the
+// managedFields), the rest written straight into etcd
+// (testenv.Env.StoreObjects), each a copy of the API-created object of its
+// app with object i's identity (kind.stored). It returns how many the
+// cluster holds.
+func (c *cluster) seedStoredKind(ctx context.Context, kind *millionKind, n int, say sayFunc) (int, error) {
 	say = say.orNothing()
-	have, err := c.podCount(ctx)
+	have, err := kind.count(ctx, c.cs)
 	if err != nil || have >= n {
 		return have, err
 	}
-	if err := createPods(ctx, c.cs, min(n, sidecarTemplates), sidecarPod); err != nil {
+	if err := kind.create(ctx, c.cs, min(n, sidecarTemplates)); err != nil {
 		return 0, err
 	}
-	templates := make([]*corev1.Pod, sidecarTemplates)
+	templates := make([]testenv.StoredObject, sidecarTemplates)
 	for i := range min(n, sidecarTemplates) {
-		want := sidecarPod(i, 0)
-		if templates[i], err = c.cs.CoreV1().Pods(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{}); err != nil {
+		if templates[i], err = kind.get(ctx, c.cs, i); err != nil {
 			return 0, err
 		}
 	}
 	from := max(have, sidecarTemplates)
 	if from < n {
-		say("writing pods %d to %d into etcd", from, n-1)
+		say("writing %s %d to %d into etcd", kind.name, from, n-1)
 		start := time.Now()
 		// In chunks, with a progress line every 10 s or so: a million
-		// pods take this machine minutes. A chunk that fails is written
-		// again (the writes are puts of the same values): a loaded etcd
-		// can time a transaction out.
+		// objects take this machine minutes. A chunk that fails is
+		// written again (the writes are puts of the same values): a
+		// loaded etcd can time a transaction out.
 		last := start
 		for done := from; done < n; {
 			chunk := min(seedChunk, n-done)
 			write := func(ctx context.Context) error {
-				return c.env.StoreObjects(ctx, "pods", chunk, func(j int) testenv.StoredObject {
+				return c.env.StoreObjects(ctx, kind.res.GVR.Resource, chunk, func(j int) testenv.StoredObject {
 					i := done + j
-					return storedSidecarPod(templates[i%sidecarTemplates], i)
+					return kind.stored(templates[i%sidecarTemplates], i)
 				}, testenv.BulkOptions{Workers: seedWorkers})
 			}
 			var err error
@@ -171,7 +178,7 @@ func (c *cluster) seedStored(ctx context.Context, n int, say sayFunc) (int, erro
 				if err = write(ctx); err == nil || ctx.Err() != nil || try == seedTries {
 					break
 				}
-				say("writing pods %d to %d failed (%v); trying again", done, done+chunk-1, err)
+				say("writing %s %d to %d failed (%v); trying again", kind.name, done, done+chunk-1, err)
 				if err := settle(ctx, 5*time.Second); err != nil {
 					return 0, err
 				}
@@ -186,17 +193,17 @@ func (c *cluster) seedStored(ctx context.Context, n int, say sayFunc) (int, erro
 			}
 		}
 		took := time.Since(start)
-		say("wrote %d pods in %v (%.0f pods/s)", n-from, took.Round(time.Millisecond), float64(n-from)/took.Seconds())
+		say("wrote %d %s in %v (%.0f/s)", n-from, kind.name, took.Round(time.Millisecond), float64(n-from)/took.Seconds())
 	}
 	// The apiserver's watch cache takes a moment to catch up with etcd.
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		have, err := c.podCount(ctx)
+		have, err := kind.count(ctx, c.cs)
 		if err != nil || have >= n {
 			return have, err
 		}
 		if time.Now().After(deadline) {
-			return have, fmt.Errorf("the apiserver serves %d pods 5 minutes after %d were written", have, n)
+			return have, fmt.Errorf("the apiserver serves %d %s 5 minutes after %d were written", have, kind.name, n)
 		}
 		if err := settle(ctx, 200*time.Millisecond); err != nil {
 			return have, err

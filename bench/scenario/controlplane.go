@@ -365,11 +365,8 @@ func createRealisticPods(ctx context.Context, cs kubernetes.Interface, n int) er
 // the API, each with a create and then a status update, as a kubelet
 // would set it: the server adds managedFields of both managers.
 func createPods(ctx context.Context, cs kubernetes.Interface, n int, pod func(i int, rv int64) *corev1.Pod) error {
-	for i := range min(n, podNamespaces) {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns-" + strconv.Itoa(i)}}
-		if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
+	if err := createNamespaces(ctx, cs, min(n, podNamespaces)); err != nil {
+		return err
 	}
 	return testenv.Parallel(ctx, n, 0, func(ctx context.Context, i int) error {
 		want := pod(i, 0)
@@ -391,4 +388,16 @@ func createPods(ctx context.Context, cs kubernetes.Interface, n int, pod func(i 
 		}
 		return nil
 	})
+}
+
+// createNamespaces creates namespaces ns-0..ns-(n-1), skipping those that
+// exist.
+func createNamespaces(ctx context.Context, cs kubernetes.Interface, n int) error {
+	for i := range n {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns-" + strconv.Itoa(i)}}
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,8 +65,13 @@ type MillionOptions struct {
 	Settle time.Duration
 	// SkipWarm leaves out warm-restart-view-fresh-time.
 	SkipWarm bool
+	// Kind names the objects (a millionKind: "replicasets", the default,
+	// or "pods", which needs a machine with about 33 GiB for a million).
+	Kind string
 	// Progress, when set, receives progress lines.
 	Progress func(format string, args ...any)
+
+	kind *millionKind // Kind's
 }
 
 // DefaultMillionCapMB is MillionOptions.CapMB's default: room for the
@@ -112,11 +118,11 @@ const (
 	margin = 2 << 30
 )
 
-// millionNeeds returns the memory and disk a run at pods with the given
-// cap needs.
-func millionNeeds(pods, capMB int) (mem, disk uint64) {
+// millionNeeds returns the memory and disk a run at pods objects of kind
+// with the given cap needs.
+func millionNeeds(kind *millionKind, pods, capMB int) (mem, disk uint64) {
 	child := max(uint64(capMB)<<20*5/4, uint64(pods)*childBytesPerPod)
-	mem = uint64(pods)*(apiserverBytesPerPod+etcdBytesPerPod) + serverFixedBytes + child + margin
+	mem = uint64(pods)*(kind.serverBytes+etcdBytesPerPod) + serverFixedBytes + child + margin
 	disk = uint64(pods)*diskBytesPerPod + margin
 	return mem, disk
 }
@@ -124,8 +130,8 @@ func millionNeeds(pods, capMB int) (mem, disk uint64) {
 // checkResources refuses a run the machine cannot hold: MemAvailable
 // (/proc/meminfo) and the free space of the directory the control plane
 // keeps its data in (the temporary directory).
-func checkResources(pods, capMB int) error {
-	needMem, needDisk := millionNeeds(pods, capMB)
+func checkResources(kind *millionKind, pods, capMB int) error {
+	needMem, needDisk := millionNeeds(kind, pods, capMB)
 	availKB, ok := readStatusKB("/proc/meminfo", "MemAvailable")
 	if !ok {
 		return fmt.Errorf("%w: cannot read MemAvailable from /proc/meminfo", ErrShortOfResources)
@@ -145,9 +151,13 @@ func checkResources(pods, capMB int) error {
 		short = append(short, fmt.Sprintf("%.1f GiB of free disk in %s (%.1f GiB now)", gib(needDisk), dir, gib(free)))
 	}
 	if len(short) > 0 {
-		return fmt.Errorf("%w: %d pods with a %d MB cap per side need %s (the kube-apiserver alone keeps about %d KB per pod: "+
-			"its service-account authenticator holds every pod in an informer); free some, or lower -pods or -cap-mb",
-			ErrShortOfResources, pods, capMB, joinAnd(short), apiserverBytesPerPod>>10)
+		why := ""
+		if kind.serverBytes > 0 {
+			why = fmt.Sprintf(" (the kube-apiserver alone keeps about %d KB per %s: it holds every one in an informer of its own)",
+				kind.serverBytes>>10, strings.TrimSuffix(kind.name, "s"))
+		}
+		return fmt.Errorf("%w: %d %s with a %d MB cap per side need %s%s; free some, or lower -pods or -cap-mb",
+			ErrShortOfResources, pods, kind.name, capMB, joinAnd(short), why)
 	}
 	return nil
 }
@@ -185,10 +195,18 @@ func RunMillion(ctx context.Context, opts MillionOptions) ([]Report, error) {
 	if opts.CapMB <= 0 {
 		opts.CapMB = DefaultMillionCapMB
 	}
+	if opts.Kind == "" {
+		opts.Kind = replicaSetKind.name
+	}
+	kind, err := kindNamed(opts.Kind)
+	if err != nil {
+		return nil, err
+	}
+	opts.kind = kind
 	pods := opts.Pods
 	defaults(&pods, &opts.Count, 3, &opts.Settle)
 	say := sayFunc(opts.Progress).orNothing()
-	if err := checkResources(pods, opts.CapMB); err != nil {
+	if err := checkResources(kind, pods, opts.CapMB); err != nil {
 		return nil, err
 	}
 	self, err := childCommand(nil)
@@ -212,15 +230,18 @@ func RunMillion(ctx context.Context, opts MillionOptions) ([]Report, error) {
 	sizes := append(slices.DeleteFunc(slices.Sorted(slices.Values(opts.CurveSizes)), func(n int) bool { return n >= pods }), pods)
 	var reports []Report
 	for _, n := range sizes {
-		have, err := cl.seedStored(ctx, n, say)
+		have, err := cl.seedStoredKind(ctx, kind, n, say)
 		if err != nil {
 			return nil, err
 		}
 		top := n == pods
 		if top {
-			if err := sayPodSize(ctx, cl, say); err != nil {
+			full, noMF, stored, err := kind.sizes(ctx, cl.cs)
+			if err != nil {
 				return nil, err
 			}
+			say("%s is %d bytes of JSON as the server returns it, %d without managedFields, %d of protobuf as etcd stores it",
+				kind.describe, full, noMF, stored)
 		}
 		runs, err := runMillionSides(ctx, self, cl, have, top, opts, say)
 		if err != nil {
@@ -244,33 +265,19 @@ func RunMillion(ctx context.Context, opts MillionOptions) ([]Report, error) {
 	return reports, nil
 }
 
-// sayPodSize says what a pod holds, as the server stores it.
-func sayPodSize(ctx context.Context, cl *cluster, say sayFunc) error {
-	full, noMF, err := cl.podJSONSize(ctx)
-	if err != nil {
-		return err
-	}
-	stored, err := storedPodSize(ctx, cl)
-	if err != nil {
-		return err
-	}
-	say("a pod (two containers, managedFields of two managers, a Running status) is %d bytes of JSON as the server returns it, %d without managedFields, %d of protobuf as etcd stores it", full, noMF, stored)
-	return nil
-}
-
 // runMillionSides runs every side Count times at n pods, alternating; at
 // the top size the view's children stay for a forced relist.
 func runMillionSides(ctx context.Context, self []string, cl *cluster, n int, top bool, opts MillionOptions, say sayFunc) (memoryRuns, error) {
 	runs := memoryRuns{}
 	var digest string
 	var floorBytes int64 // what the floor read, once it ran
-	label := fmt.Sprintf("%d pods", n)
+	label := fmt.Sprintf("%d %s", n, opts.kind.name)
 	for i := range opts.Count {
 		for _, side := range alternating(i, millionSides()) {
 			if err := settle(ctx, opts.Settle); err != nil {
 				return nil, err
 			}
-			env := childEnv(ChildCapMBEnv, strconv.Itoa(opts.CapMB), ChildProgressEnv, "10s")
+			env := childEnv(ChildCapMBEnv, strconv.Itoa(opts.CapMB), ChildProgressEnv, "10s", ChildKindEnv, opts.kind.name)
 			if floorBytes > 0 && side != MemOursMeta { // the same request as the floor's
 				env = append(env, childEnv(ChildExpectBytesEnv, strconv.FormatInt(floorBytes, 10))...)
 			}
@@ -298,7 +305,7 @@ func runMillionSides(ctx context.Context, self []string, cl *cluster, n int, top
 				err = nil
 			}
 			if err == nil && relist && (res.Relist == nil || res.Relist.Objects != n) {
-				err = fmt.Errorf("%w: no relist of %d pods reported", ErrMismatch, n)
+				err = fmt.Errorf("%w: no relist of %d %s reported", ErrMismatch, n, opts.kind.name)
 			}
 			if err == nil && !res.Capped {
 				err = checkMemResult(side, res, n, &digest)
@@ -310,7 +317,7 @@ func runMillionSides(ctx context.Context, self []string, cl *cluster, n int, top
 			if res.Capped {
 				state = fmt.Sprintf("STOPPED at the %d MB cap with %d of %d", opts.CapMB, res.Objects, n)
 			}
-			say("%s run %d %-17s %s  %8.0f ms  CPU %6.2f s  heap %7.0f B/pod  peak RSS %7.1f MB",
+			say("%s run %d %-17s %s  %8.0f ms  CPU %6.2f s  heap %7.0f B/obj  peak RSS %7.1f MB",
 				label, i+1, side, state, res.Millis, res.CPUSeconds, res.HeapPerObject(), float64(res.PeakRSSKB)/1024)
 			if rl := res.Relist; rl != nil {
 				say("%s run %d %s relist %6.0f ms %-9s  live heap %6.1f -> %6.1f MB (%.2fx)  RSS %6.1f -> %6.1f MB (%.2fx, %s)",
@@ -345,7 +352,7 @@ func (m memoryRuns) cappedNote(side Side, want, capMB int) string {
 		return ""
 	}
 	rss := Summarize(m.values(side, func(r MemResult) float64 { return float64(r.PeakRSSKB) / 1024 }))
-	return fmt.Sprintf("%s did not fit: %d of %d runs stopped at the %d MB cap (peak RSS %.0f MB median) with at most %d of %d pods in; its figures are at the stop",
+	return fmt.Sprintf("%s did not fit: %d of %d runs stopped at the %d MB cap (peak RSS %.0f MB median) with at most %d of %d objects in; its figures are at the stop",
 		millionSideName[side], n, len(m[side]), capMB, rss.Median, objects, want)
 }
 
@@ -355,14 +362,14 @@ func peakRSSMBOf(r MemResult) float64 { return float64(r.PeakRSSKB) / 1024 }
 // curveReports are the curve's lines at n pods: the view against
 // client-go full, with every side's median in the detail.
 func curveReports(runs memoryRuns, n int) []Report {
-	heap := pairReport(fmt.Sprintf("curve-heap-per-object-%d", n), "B/pod", projectedTarget,
+	heap := pairReport(fmt.Sprintf("curve-heap-per-object-%d", n), "B/object", projectedTarget,
 		runs.values(MemOursView, heapPerPod), runs.values(MemClientGo, heapPerPod))
 	rss := pairReport(fmt.Sprintf("curve-rss-%d", n), "MB", scaleRSSTarget,
 		runs.values(MemOursView, peakRSSMBOf), runs.values(MemClientGo, peakRSSMBOf))
 	heap.Detail, rss.Detail = map[string]Summary{}, map[string]Summary{}
 	for _, side := range millionSides()[1:] {
 		name := millionSideName[side]
-		heap.Detail[name+"-b-per-pod"] = Summarize(runs.values(side, heapPerPod))
+		heap.Detail[name+"-b-per-object"] = Summarize(runs.values(side, heapPerPod))
 		rss.Detail[name+"-peak-mb"] = Summarize(runs.values(side, peakRSSMBOf))
 		if c, _ := runs.capped(side); c > 0 {
 			heap.Detail[name+"-capped-runs"] = Summarize([]float64{float64(c)})
@@ -387,11 +394,11 @@ func millionReports(runs memoryRuns, capMB int) []Report {
 		want = max(want, r.Objects)
 	}
 	cgNote := runs.cappedNote(MemClientGo, want, capMB)
-	heap := pairReport("million-heap-per-object-view", "B/pod", projectedTarget,
+	heap := pairReport("million-heap-per-object-view", "B/object", projectedTarget,
 		runs.values(MemOursView, heapPerPod), runs.values(MemClientGo, heapPerPod))
 	heap.Note = "ours= kinformer's view, clientgo= client-go full"
 	if cgNote != "" {
-		heap.Note += "; " + cgNote + " (its heap per pod is over the pods it had)"
+		heap.Note += "; " + cgNote + " (its heap per object is over the objects it had)"
 	}
 	rss := pairReport("million-rss-view", "MB", 0, runs.values(MemOursView, peakRSSMBOf), runs.values(MemClientGo, peakRSSMBOf))
 	rss.Target = Target{Op: AtMost, Value: viewRSSLimitMB}.String() + "MB"
@@ -432,7 +439,7 @@ func millionReports(runs memoryRuns, capMB int) []Report {
 	if peaks := relist((*RelistResult).rssRatio); len(peaks) > 0 {
 		r := Report{Name: "million-relist-peak-view", Unit: "x", Target: Target{Op: AtMost, Value: relistTarget}.String(),
 			Ours: Summarize(peaks), ClientGo: Summarize(relist((*RelistResult).heapRatio)),
-			Note: "ours= the view's peak RSS during a forced relist / its RSS before; clientgo= the same of its live heap (client-go cannot hold the pods to relist them); ratio= is ours="}
+			Note: "ours= the view's peak RSS during a forced relist / its RSS before; clientgo= the same of its live heap (client-go cannot hold the objects to relist them); ratio= is ours="}
 		r.Ratio = r.Ours.Median
 		r.Met = r.Ratio <= relistTarget
 		r.Detail = map[string]Summary{

@@ -12,7 +12,7 @@ import (
 	"net/url"
 	"sync/atomic"
 
-	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 )
 
@@ -34,10 +34,11 @@ const floorAccept = "application/vnd.kubernetes.protobuf, application/json"
 // initialEventsEndAnnotation marks the bookmark that ends a streaming list.
 const initialEventsEndAnnotation = "k8s.io/initial-events-end"
 
-// readFloor streams every pod from the server of cfg and discards them;
+// readFloor streams every object of the collection at path ("api", "v1",
+// "pods") from the server of cfg and discards them;
 // it returns how many objects and bytes it read. It adds each object to
 // counted as it reads it (for progress lines).
-func readFloor(ctx context.Context, cfg *rest.Config, counted *atomic.Int64) (objects int, read int64, err error) {
+func readFloor(ctx context.Context, cfg *rest.Config, path []string, counted *atomic.Int64) (objects int, read int64, err error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return 0, 0, err
@@ -47,7 +48,7 @@ func readFloor(ctx context.Context, cfg *rest.Config, counted *atomic.Int64) (ob
 	if err != nil {
 		return 0, 0, err
 	}
-	u = u.JoinPath("api", "v1", "pods")
+	u = u.JoinPath(path...)
 	u.RawQuery = url.Values{
 		"watch":                {"true"},
 		"allowWatchBookmarks":  {"true"},
@@ -185,24 +186,31 @@ func watchEventFields(frame []byte) (typ, obj []byte, err error) {
 }
 
 // initialEventsEnd decodes a bookmark's object (the "k8s\x00" prefix and
-// a runtime.Unknown around a Pod) and reports whether it ends the initial
-// events.
+// a runtime.Unknown around the object, whose field 1 is its ObjectMeta in
+// every kind) and reports whether it ends the initial events.
 func initialEventsEnd(obj []byte) (bool, error) {
 	raw, ok := bytes.CutPrefix(obj, []byte("k8s\x00"))
 	if !ok {
 		return false, errFrame
 	}
-	var pod []byte
+	var inner, meta []byte
 	if err := protoFields(raw, func(num uint64, b []byte) {
 		if num == 2 {
-			pod = b
+			inner = b
 		}
 	}); err != nil {
 		return false, err
 	}
-	var p corev1.Pod
-	if err := p.Unmarshal(pod); err != nil {
+	if err := protoFields(inner, func(num uint64, b []byte) {
+		if num == 1 {
+			meta = b
+		}
+	}); err != nil {
+		return false, err
+	}
+	var m metav1.ObjectMeta
+	if err := m.Unmarshal(meta); err != nil {
 		return false, fmt.Errorf("floor: bookmark: %w", err)
 	}
-	return p.Annotations[initialEventsEndAnnotation] == "true", nil
+	return m.Annotations[initialEventsEndAnnotation] == "true", nil
 }

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -117,6 +116,10 @@ func isMemorySide(s Side) bool {
 // line of JSON, after any progress lines.
 func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 	kubeconfig := os.Getenv(ChildKubeconfigEnv)
+	kind, err := childKind()
+	if err != nil {
+		return err
+	}
 	want, err := strconv.Atoi(os.Getenv(ChildPodsEnv))
 	if err != nil {
 		return fmt.Errorf("%s: %w", ChildPodsEnv, err)
@@ -136,7 +139,7 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 	defer watch.stop()
 	watch.wrap(cfg)
 	if side == MemFloor {
-		n, bytes, err := readFloor(ctx, cfg, &watch.received)
+		n, bytes, err := readFloor(ctx, cfg, kind.path(), &watch.received)
 		if err != nil {
 			return err
 		}
@@ -157,7 +160,7 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 		}
 	}
 	watch.seen = &seen
-	inf, err := startMemInformer(ctx, side, cfg, added, watch.counter())
+	inf, err := startMemInformer(ctx, kind, side, cfg, added, watch.counter())
 	if err != nil {
 		return err
 	}
@@ -198,76 +201,66 @@ type memInformer struct {
 	stop func()
 }
 
-// startMemInformer builds side's informer of every pod with a handler that
-// calls added on each add, and starts it. received, when set, is called
-// for every object client-go's informer takes in (through a transform,
-// which sees the objects of an initial list as they arrive, where the
-// handler sees them only once the whole list is in).
-func startMemInformer(ctx context.Context, side Side, cfg *rest.Config, added, received func()) (memInformer, error) {
+// startMemInformer builds side's informer of every object of kind with a
+// handler that calls added on each add, and starts it. received, when
+// set, is called for every object client-go's informer takes in (through
+// a transform, which sees the objects of an initial list as they arrive,
+// where the handler sees them only once the whole list is in).
+func startMemInformer(ctx context.Context, kind *millionKind, side Side, cfg *rest.Config, added, received func()) (memInformer, error) {
 	switch side {
 	case MemOurs, MemOursNoMF:
-		f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
-		if err != nil {
-			return memInformer{}, err
-		}
-		// The namespace index client-go's factory informers have.
-		opts := kube.InformerOptions[*corev1.Pod]{
-			Indexers: cache.Indexers[*corev1.Pod]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*corev1.Pod]},
-		}
-		if side == MemOursNoMF {
-			opts.Transform = informer.DropManagedFields[*corev1.Pod]
-		}
-		inf, _, err := kube.Informer(ctx, f, opts)
-		if err != nil {
-			return memInformer{}, err
-		}
-		return startOurs(ctx, f, inf, added)
+		return kind.startFull(ctx, cfg, side == MemOursNoMF, added)
 	case MemClientGo, MemClientGoNoMF:
-		c := *cfg
-		c.ContentType = "application/vnd.kubernetes.protobuf"
-		cs, err := kubernetes.NewForConfig(&c)
-		if err != nil {
-			return memInformer{}, err
-		}
-		var opts []informers.SharedInformerOption
-		if side == MemClientGoNoMF || received != nil {
-			dropMF := side == MemClientGoNoMF
-			opts = append(opts, informers.WithTransform(func(obj any) (any, error) {
-				if received != nil {
-					received()
-				}
-				if m, ok := obj.(metav1.Object); ok && dropMF {
-					m.SetManagedFields(nil)
-				}
-				return obj, nil
-			}))
-		}
-		f := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
-		inf := f.Core().V1().Pods().Informer()
-		if _, err := inf.AddEventHandler(cgcache.ResourceEventHandlerFuncs{AddFunc: func(any) { added() }}); err != nil {
-			return memInformer{}, err
-		}
-		ctx, cancel := context.WithCancel(ctx)
-		f.Start(ctx.Done())
-		return memInformer{
-			keys: func() []string {
-				var keys []string
-				for _, o := range inf.GetIndexer().List() {
-					keys = append(keys, objectKey(o.(*corev1.Pod)))
-				}
-				return keys
-			},
-			lastRV: inf.LastSyncResourceVersion,
-			stop:   func() { cancel(); f.Shutdown() }, // Shutdown waits for the informers, which stop with ctx
-		}, nil
-	}
-	if side == MemOursMeta {
-		return startMeta(ctx, cfg, added)
+		return startClientGo(ctx, kind, cfg, side == MemClientGoNoMF, added, received)
+	case MemOursMeta:
+		return startMeta(ctx, cfg, kind.res, added)
 	}
 	if isViewSide(side) {
-		return startView(ctx, cfg, added)
+		return kind.startView(ctx, cfg, added)
 	}
 	return memInformer{}, fmt.Errorf("unknown memory side %q", side)
+}
+
+// startClientGo starts client-go's shared informer factory's informer of
+// kind, its clientset speaking protobuf, with a transform that clears
+// managedFields when dropMF.
+func startClientGo(ctx context.Context, kind *millionKind, cfg *rest.Config, dropMF bool, added, received func()) (memInformer, error) {
+	c := *cfg
+	c.ContentType = "application/vnd.kubernetes.protobuf"
+	cs, err := kubernetes.NewForConfig(&c)
+	if err != nil {
+		return memInformer{}, err
+	}
+	var opts []informers.SharedInformerOption
+	if dropMF || received != nil {
+		opts = append(opts, informers.WithTransform(func(obj any) (any, error) {
+			if received != nil {
+				received()
+			}
+			if m, ok := obj.(metav1.Object); ok && dropMF {
+				m.SetManagedFields(nil)
+			}
+			return obj, nil
+		}))
+	}
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
+	inf := kind.clientGo(f)
+	if _, err := inf.AddEventHandler(cgcache.ResourceEventHandlerFuncs{AddFunc: func(any) { added() }}); err != nil {
+		return memInformer{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	f.Start(ctx.Done())
+	return memInformer{
+		keys: func() []string {
+			var keys []string
+			for _, o := range inf.GetIndexer().List() {
+				keys = append(keys, objectKey(o.(cache.Object)))
+			}
+			return keys
+		},
+		lastRV: inf.LastSyncResourceVersion,
+		stop:   func() { cancel(); f.Shutdown() }, // Shutdown waits for the informers, which stop with ctx
+	}, nil
 }
 
 // startOurs adds the counting handler to a factory's informer, starts the

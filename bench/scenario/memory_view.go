@@ -1,12 +1,8 @@
 package scenario
 
 import (
-	"context"
-
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/rest"
 
-	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/kube"
 )
 
@@ -35,21 +31,6 @@ const MemOursView Side = "mem-ours-view"
 var viewSides = []Side{MemOursView}
 
 func isViewSide(s Side) bool { return s == MemOursView }
-
-func startView(ctx context.Context, cfg *rest.Config, added func()) (memInformer, error) {
-	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
-	if err != nil {
-		return memInformer{}, err
-	}
-	inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[*PodView]{
-		Indexers: cache.Indexers[*PodView]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*PodView]},
-	})
-	if err != nil {
-		f.Shutdown()
-		return memInformer{}, err
-	}
-	return startOurs(ctx, f, inf, added)
-}
 
 // viewReports are the lines of the projected view: heap per pod against
 // client-go and client-go with its transform, and CPU per pod against

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/cache"
@@ -51,15 +50,15 @@ func syncTimeout(n int) time.Duration {
 	return 10*time.Minute + time.Duration(max(n-100_000, 0)/100_000)*10*time.Minute
 }
 
-// startMeta starts kinformer's metadata-only informer of every pod.
-func startMeta(ctx context.Context, cfg *rest.Config, added func()) (memInformer, error) {
+// startMeta starts kinformer's metadata-only informer of every object of res.
+func startMeta(ctx context.Context, cfg *rest.Config, res kube.Resource, added func()) (memInformer, error) {
 	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
 	if err != nil {
 		return memInformer{}, err
 	}
 	type meta = *metav1.PartialObjectMetadata
 	inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[meta]{
-		Resource: kube.Resource{GVR: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Kind: "Pod", Namespaced: true},
+		Resource: res,
 		Indexers: cache.Indexers[meta]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[meta]},
 	})
 	if err != nil {

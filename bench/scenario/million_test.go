@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 func TestProgressLineSaysCountRateAndETA(t *testing.T) {
@@ -24,7 +27,7 @@ func TestProgressLineSaysCountRateAndETA(t *testing.T) {
 }
 
 func TestCheckResourcesRefusesWhatTheMachineCannotHold(t *testing.T) {
-	err := checkResources(1<<40, 1024)
+	err := checkResources(podKind, 1<<40, 1024)
 	if !errors.Is(err, ErrShortOfResources) {
 		t.Fatalf("checkResources(2^40 pods) = %v, want ErrShortOfResources", err)
 	}
@@ -33,15 +36,15 @@ func TestCheckResourcesRefusesWhatTheMachineCannotHold(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
-	if err := checkResources(1, 1); err != nil {
+	if err := checkResources(replicaSetKind, 1, 1); err != nil {
 		t.Errorf("checkResources(1 pod) = %v, want nil", err)
 	}
 }
 
 func TestMillionNeedsGrowWithPodsAndCap(t *testing.T) {
-	m1, d1 := millionNeeds(100_000, 1024)
-	m2, d2 := millionNeeds(1_000_000, 1024)
-	m3, _ := millionNeeds(1_000_000, 8192)
+	m1, d1 := millionNeeds(podKind, 100_000, 1024)
+	m2, d2 := millionNeeds(podKind, 1_000_000, 1024)
+	m3, _ := millionNeeds(podKind, 1_000_000, 8192)
 	if m2 <= m1 || d2 <= d1 || m3 <= m2 {
 		t.Errorf("needs: 100k %d/%d, 1M %d/%d, 1M with a bigger cap %d: want growth", m1, d1, m2, d2, m3)
 	}
@@ -106,12 +109,69 @@ func TestMillionReportsSayWhichSidesDidNotFit(t *testing.T) {
 		t.Errorf("million-relist-peak-view ours=%v met %v, want 1.125 met", relist.Ours.Median, relist.Met)
 	}
 	curve := byName["curve-heap-per-object-1000"]
-	if _, ok := curve.Detail["clientgo-capped-runs"]; !ok || curve.Detail["metadata-b-per-pod"].Median != 5000 {
+	if _, ok := curve.Detail["clientgo-capped-runs"]; !ok || curve.Detail["metadata-b-per-object"].Median != 5000 {
 		t.Errorf("curve-heap-per-object-1000 detail = %v, want every side and client-go's capped runs", curve.Detail)
 	}
 	for _, name := range []string{"million-sync-cpu-view", "million-sync-time-clientgo-nomf", "curve-rss-1000"} {
 		if _, ok := byName[name]; !ok {
 			t.Errorf("no %s line", name)
 		}
+	}
+}
+
+func TestAMillionReplicaSetsNeedLessThanAMillionPods(t *testing.T) {
+	rs, _ := millionNeeds(replicaSetKind, 1_000_000, 4096)
+	pods, _ := millionNeeds(podKind, 1_000_000, 4096)
+	if rs >= pods {
+		t.Errorf("a million ReplicaSets need %d bytes, pods %d: the apiserver keeps no ReplicaSet, want less", rs, pods)
+	}
+	err := checkResources(podKind, 1<<40, 1024)
+	if err == nil || !strings.Contains(err.Error(), "informer of its own") {
+		t.Errorf("checkResources(pods) = %v, want it to say the apiserver keeps every pod", err)
+	}
+	if err := checkResources(replicaSetKind, 1<<40, 1024); err == nil || strings.Contains(err.Error(), "informer of its own") {
+		t.Errorf("checkResources(replicasets) = %v, want a refusal that does not blame the apiserver's informer", err)
+	}
+}
+
+func TestKindNamedRefusesAnUnknownKindNamingTheKnownOnes(t *testing.T) {
+	if k, err := kindNamed("replicasets"); err != nil || k != replicaSetKind {
+		t.Errorf("kindNamed(replicasets) = %v, %v", k, err)
+	}
+	_, err := kindNamed("deployments")
+	if err == nil || !strings.Contains(err.Error(), "pods") || !strings.Contains(err.Error(), "replicasets") {
+		t.Errorf("kindNamed(deployments) = %v, want an error naming pods and replicasets", err)
+	}
+	if got := replicaSetKind.path(); strings.Join(got, "/") != "apis/apps/v1/replicasets" {
+		t.Errorf("replicasets path = %v", got)
+	}
+	if got := podKind.path(); strings.Join(got, "/") != "api/v1/pods" {
+		t.Errorf("pods path = %v", got)
+	}
+}
+
+func TestStoredReplicaSetIsItsOwnFromItsAppsTemplate(t *testing.T) {
+	const i = 5*sidecarTemplates + 3
+	tmpl := sidecarReplicaSet(3)
+	tmpl.ResourceVersion = "42"
+	tmpl.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: replicaSetManager, Operation: metav1.ManagedFieldsOperationUpdate}}
+	got := storedSidecarReplicaSet(tmpl, i)
+	want := sidecarReplicaSet(i)
+	if got.Name != want.Name || got.Namespace != want.Namespace || got.UID != want.UID || got.ResourceVersion != "" {
+		t.Errorf("identity %s/%s %s rv %q, want %s/%s %s and no version", got.Namespace, got.Name, got.UID, got.ResourceVersion, want.Namespace, want.Name, want.UID)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(got.Spec.Selector)
+	if err != nil || !sel.Matches(labels.Set(got.Spec.Template.Labels)) {
+		t.Errorf("selector %v does not select the template's labels %v (%v)", got.Spec.Selector, got.Spec.Template.Labels, err)
+	}
+	if got.OwnerReferences[0].Name != want.OwnerReferences[0].Name || got.Spec.Template.Spec.Containers[0].Image != want.Spec.Template.Spec.Containers[0].Image {
+		t.Errorf("owner %q image %q, want %q %q", got.OwnerReferences[0].Name, got.Spec.Template.Spec.Containers[0].Image,
+			want.OwnerReferences[0].Name, want.Spec.Template.Spec.Containers[0].Image)
+	}
+	if len(got.ManagedFields) != 1 || tmpl.Name == got.Name {
+		t.Errorf("managedFields %v (want the template's), name %q (want not the template's)", got.ManagedFields, got.Name)
+	}
+	if sidecarReplicaSet(1).Name == sidecarReplicaSet(1+sidecarTemplates).Name {
+		t.Error("two ReplicaSets of the same app share a name")
 	}
 }

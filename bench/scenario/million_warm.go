@@ -11,17 +11,11 @@ import (
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
-
-	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/kube"
 )
 
 // warm-restart-view-fresh-time of the million scenario: kinformer's view
-// informer (PodView) with a checkpoint, restarted from a fresh one (the
+// informer (the kind's view: ReplicaSetView, PodView) with a checkpoint, restarted from a fresh one (the
 // server still has its version: the cache comes from the file and the
 // watch resumes) against the same process starting cold (no file). Each
 // run is a child process timed from the parent starting it until the
@@ -38,12 +32,16 @@ func isWarmViewSide(s Side) bool { return s == WarmViewCold || s == WarmViewFres
 // warmViewResult is what a warm view child reports.
 type warmViewResult struct {
 	ChildResult
+	// CPUSeconds is the child's CPU time (user and system) when synced:
+	// everything it did since it started.
+	CPUSeconds float64 `json:"cpuSeconds"`
 	// Unsupported, when set, says why this build cannot checkpoint a
 	// view (kube refused the informer); nothing was measured.
 	Unsupported string `json:"unsupported,omitempty"`
 }
 
-// warmViewChild is a warm view child: the view informer of every pod with
+// warmViewChild is a warm view child: the view informer of every object of
+// ChildKindEnv's kind with
 // a checkpoint in ChildCheckpointDirEnv, timed from ChildStartEnv until
 // synced. Its shutdown writes the checkpoint.
 func warmViewChild(ctx context.Context, w io.Writer) error {
@@ -68,37 +66,36 @@ func warmViewChild(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer f.Shutdown()
-	inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[*PodView]{
-		Indexers:   cache.Indexers[*PodView]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[*PodView]},
-		Checkpoint: true,
-	})
+	kind, err := childKind()
+	if err != nil {
+		return err
+	}
+	synced, list, err := kind.warmView(ctx, f)
 	if err != nil {
 		return json.NewEncoder(w).Encode(warmViewResult{Unsupported: err.Error()})
 	}
 	f.Start(ctx)
-	if !inf.WaitForCacheSync(ctx) {
+	if !synced(ctx) {
 		return ctx.Err()
 	}
 	var res warmViewResult
 	res.Millis = float64(time.Since(start).Microseconds()) / 1e3
+	res.CPUSeconds = processCPU().Seconds()
 	res.PeakRSSKB, _ = readVmHWM("/proc/self/status")
-	objs := inf.Cache().List()
-	keys := make([]string, len(objs))
-	for i, o := range objs {
-		keys[i] = objectKey(o)
-	}
+	keys := list()
 	res.Digest = keysDigest(keys)
 	f.Shutdown() // writes the checkpoint
 	if len(keys) != want {
-		return fmt.Errorf("synced %d pods, want %d", len(keys), want)
+		return fmt.Errorf("synced %d %s, want %d", len(keys), kind.name, want)
 	}
 	return json.NewEncoder(w).Encode(res)
 }
 
 // runWarmViewChild runs one warm view child with its checkpoint in dir.
-func runWarmViewChild(ctx context.Context, self []string, side Side, cl *cluster, pods int, dir string) (warmViewResult, error) {
+func runWarmViewChild(ctx context.Context, self []string, side Side, cl *cluster, kind *millionKind, pods int, dir string) (warmViewResult, error) {
 	res, _, err := runChildJSON[warmViewResult](ctx, childRun{args: self, env: childEnv(
 		ChildSideEnv, string(side),
+		ChildKindEnv, kind.name,
 		ChildKubeconfigEnv, cl.kubeconfig,
 		ChildPodsEnv, strconv.Itoa(pods),
 		ChildCheckpointDirEnv, dir,
@@ -115,8 +112,11 @@ func warmView(ctx context.Context, self []string, cl *cluster, pods int, opts Mi
 	}
 	defer os.RemoveAll(work)
 	fresh := filepath.Join(work, "fresh")
-	say("warm restart of the view: a first cold run writes the checkpoint")
-	first, err := runWarmViewChild(ctx, self, WarmViewCold, cl, pods, fresh)
+	// The first cold run writes the checkpoint the fresh runs start from,
+	// and counts as run 1's cold side (a sync of a million objects takes
+	// minutes).
+	say("warm restart of the view: run 1 cold, which writes the checkpoint")
+	first, err := runWarmViewChild(ctx, self, WarmViewCold, cl, opts.kind, pods, fresh)
 	if err != nil {
 		return nil, fmt.Errorf("warm-restart-view: first checkpoint: %w", err)
 	}
@@ -124,10 +124,20 @@ func warmView(ctx context.Context, self []string, cl *cluster, pods int, opts Mi
 		say("warm-restart-view-fresh-time NOT MEASURED: this build refuses a view's checkpoint (%s)", first.Unsupported)
 		return nil, nil
 	}
-	times, rss := map[Side][]float64{}, map[Side][]float64{}
-	var digest string
+	times, rss, cpu := map[Side][]float64{}, map[Side][]float64{}, map[Side][]float64{}
+	record := func(i int, side Side, res warmViewResult) {
+		say("warm view run %d %-16s %8.0f ms  CPU %6.2f s  peak RSS %7.1f MB", i+1, side, res.Millis, res.CPUSeconds, float64(res.PeakRSSKB)/1024)
+		times[side] = append(times[side], res.Millis)
+		rss[side] = append(rss[side], float64(res.PeakRSSKB)/1024)
+		cpu[side] = append(cpu[side], res.CPUSeconds)
+	}
+	record(0, WarmViewCold, first)
+	digest := first.Digest
 	for i := range opts.Count {
 		for _, side := range alternating(i, []Side{WarmViewCold, WarmViewFresh}) {
+			if i == 0 && side == WarmViewCold {
+				continue // the first run
+			}
 			if err := settle(ctx, opts.Settle); err != nil {
 				return nil, err
 			}
@@ -137,23 +147,17 @@ func warmView(ctx context.Context, self []string, cl *cluster, pods int, opts Mi
 					return nil, err
 				}
 			}
-			res, err := runWarmViewChild(ctx, self, side, cl, pods, dir)
+			res, err := runWarmViewChild(ctx, self, side, cl, opts.kind, pods, dir)
 			if err == nil && res.Unsupported != "" {
 				err = errors.New(res.Unsupported)
 			}
-			if err == nil {
-				if digest == "" {
-					digest = res.Digest
-				} else if res.Digest != digest {
-					err = fmt.Errorf("%w: digest %q, earlier runs %q", ErrMismatch, res.Digest, digest)
-				}
+			if err == nil && res.Digest != digest {
+				err = fmt.Errorf("%w: digest %q, earlier runs %q", ErrMismatch, res.Digest, digest)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("warm-restart-view (%s, run %d): %w", side, i+1, err)
 			}
-			say("warm view run %d %-16s %8.0f ms  peak RSS %7.1f MB", i+1, side, res.Millis, float64(res.PeakRSSKB)/1024)
-			times[side] = append(times[side], res.Millis)
-			rss[side] = append(rss[side], float64(res.PeakRSSKB)/1024)
+			record(i, side, res)
 			if err := os.RemoveAll(dir); err != nil {
 				return nil, err
 			}
@@ -162,25 +166,9 @@ func warmView(ctx context.Context, self []string, cl *cluster, pods int, opts Mi
 	r := pairReport("warm-restart-view-fresh-time", "ms", 0.25, times[WarmViewFresh], times[WarmViewCold])
 	r.Note = "ours= a restart of the view from a fresh checkpoint, clientgo= the same process cold (no file); from process start to synced"
 	r.Detail = map[string]Summary{"fresh-peak-rss-mb": Summarize(rss[WarmViewFresh]), "cold-peak-rss-mb": Summarize(rss[WarmViewCold])}
+	r.OursCPU, r.ClientGoCPU = Summarize(cpu[WarmViewFresh]), Summarize(cpu[WarmViewCold])
+	if r.ClientGoCPU.Median > 0 {
+		r.CPURatio = r.OursCPU.Median / r.ClientGoCPU.Median
+	}
 	return &r, nil
-}
-
-// storedPodSize is the size of the cluster's first pod as etcd stores
-// it: protobuf in the "k8s\x00" envelope, managedFields included.
-func storedPodSize(ctx context.Context, cl *cluster) (int, error) {
-	list, err := cl.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1})
-	if err != nil {
-		return 0, err
-	}
-	if len(list.Items) == 0 {
-		return 0, errors.New("no pod to measure")
-	}
-	p := &list.Items[0]
-	p.ResourceVersion = ""
-	info, ok := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
-	if !ok {
-		return 0, errors.New("no protobuf serializer")
-	}
-	b, err := runtime.Encode(scheme.Codecs.EncoderForVersion(info.Serializer, corev1.SchemeGroupVersion), p)
-	return len(b), err
 }

@@ -18,6 +18,7 @@ var (
 	curve   = flag.String("million-curve", "10000,100000", "with -million: the smaller sizes measured on the way up, comma-separated (empty: none)")
 	capMB   = flag.Int("cap-mb", scenario.DefaultMillionCapMB, "with -million: the RSS in MB at which a side that cannot hold every pod is stopped")
 	noWarm  = flag.Bool("million-no-warm", false, "with -million: leave out warm-restart-view-fresh-time")
+	kind    = flag.String("million-kind", "replicasets", "with -million: the objects, replicasets or pods (a million pods need about 33 GiB: the kube-apiserver keeps every pod itself)")
 )
 
 // runMillion runs -million; pods and count are taken only when given on
@@ -48,7 +49,7 @@ func runMillion(ctx context.Context, pods, count int, settle time.Duration, out 
 	}
 	start := time.Now()
 	reports, err := scenario.RunMillion(ctx, scenario.MillionOptions{
-		Pods: n, CurveSizes: sizes, Count: c, CapMB: *capMB, Settle: settle, SkipWarm: *noWarm, Progress: say,
+		Pods: n, CurveSizes: sizes, Count: c, CapMB: *capMB, Settle: settle, SkipWarm: *noWarm, Kind: *kind, Progress: say,
 	})
 	if err != nil {
 		return err

@@ -1,5 +1,6 @@
-// Command curve draws the cost curve of the million-pod scenario as an
-// SVG: heap per pod and peak RSS of every side against the number of pods
+// Command curve draws the cost curve of the million-object scenario as an
+// SVG: heap per object and peak RSS of every side against the number of
+// objects
 // (both axes logarithmic), from the curve-heap-per-object-N and
 // curve-rss-N lines of a results file that `make bench-million` wrote.
 // A point of a run stopped at the memory cap is drawn hollow: the side
@@ -68,7 +69,7 @@ func run(in, out string) error {
 		var n string
 		switch {
 		case strings.HasPrefix(r.Name, "curve-heap-per-object-"):
-			fig, suffix, n = heap, "-b-per-pod", strings.TrimPrefix(r.Name, "curve-heap-per-object-")
+			fig, suffix, n = heap, "-b-per-object", strings.TrimPrefix(r.Name, "curve-heap-per-object-")
 		case strings.HasPrefix(r.Name, "curve-rss-"):
 			fig, suffix, n = rss, "-peak-mb", strings.TrimPrefix(r.Name, "curve-rss-")
 		default:
@@ -99,7 +100,7 @@ func run(in, out string) error {
 	const w, h = 960, 380
 	fmt.Fprintf(&svg, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)
 	fmt.Fprintf(&svg, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
-	panel(&svg, 60, 30, 380, 250, "heap per pod (bytes, live after GC)", heap, formatBytes)
+	panel(&svg, 60, 30, 380, 250, "heap per object (bytes, live after GC)", heap, formatBytes)
 	panel(&svg, 540, 30, 380, 250, "peak RSS (MB)", rss, formatMB)
 	// The legend, under both panels.
 	for i, s := range sides {
@@ -148,7 +149,7 @@ func panel(svg *strings.Builder, x0, y0, w, h float64, title string, fig series,
 		fmt.Fprintf(svg, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#ddd"/>`, x0, y, x0+w, y)
 		fmt.Fprintf(svg, `<text x="%g" y="%g" text-anchor="end">%s</text>`+"\n", x0-6, y+4, label(math.Pow(10, d)))
 	}
-	fmt.Fprintf(svg, `<text x="%g" y="%g" text-anchor="middle">pods</text>`+"\n", x0+w/2, y0+h+32)
+	fmt.Fprintf(svg, `<text x="%g" y="%g" text-anchor="middle">objects</text>`+"\n", x0+w/2, y0+h+32)
 	for _, s := range sides {
 		pts := fig[s.key]
 		var path []string
@@ -168,7 +169,7 @@ func panel(svg *strings.Builder, x0, y0, w, h float64, title string, fig series,
 			if p.capped {
 				fill = "white"
 			}
-			fmt.Fprintf(svg, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="2"><title>%s at %s pods: %s</title></circle>`+"\n",
+			fmt.Fprintf(svg, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="2"><title>%s at %s objects: %s</title></circle>`+"\n",
 				px(p.pods), py(p.value), fill, s.color, s.label, formatPods(p.pods), label(p.value))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"syscall"
@@ -300,8 +301,12 @@ func warmChild(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("%s: %w", ChildPodsEnv, err)
 	}
 	side := Side(os.Getenv(ChildSideEnv))
-	if dir := os.Getenv(ChildProfileEnv); dir != "" {
-		pf, err := os.Create(filepath.Join(dir, "cpu-"+string(side)+".prof"))
+	// With ChildProfileEnv: cpu-SIDE.prof until synced (not the
+	// checkpoint written when stopping), then heap-SIDE.prof (its
+	// alloc_space is every allocation until synced).
+	profDir := os.Getenv(ChildProfileEnv)
+	if profDir != "" {
+		pf, err := os.Create(filepath.Join(profDir, "cpu-"+string(side)+".prof"))
 		if err != nil {
 			return err
 		}
@@ -309,7 +314,7 @@ func warmChild(ctx context.Context, w io.Writer) error {
 		if err := pprof.StartCPUProfile(pf); err != nil {
 			return err
 		}
-		defer pprof.StopCPUProfile()
+		defer pprof.StopCPUProfile() // for the early returns; a second stop does nothing
 	}
 	cfg, err := kube.LoadConfig(kube.ConfigOptions{Kubeconfig: os.Getenv(ChildKubeconfigEnv)})
 	if err != nil {
@@ -332,6 +337,10 @@ func warmChild(ctx context.Context, w io.Writer) error {
 			Checkpoint: true,
 			Transform:  informer.DropManagedFields[*corev1.Pod],
 		})
+	}
+	if profDir != "" && err == nil {
+		pprof.StopCPUProfile()
+		err = writeHeapProfile(filepath.Join(profDir, "heap-"+string(side)+".prof"))
 	}
 	f.Shutdown() // writes the checkpoint
 	if err != nil {
@@ -371,4 +380,14 @@ func syncWarm[T cache.Object](ctx context.Context, f *kube.Factory, start time.T
 	}
 	res.Digest = cacheDigest(pods)
 	return len(objs), nil
+}
+
+// writeHeapProfile writes the heap profile, after a GC, to path.
+func writeHeapProfile(path string) error {
+	runtime.GC()
+	hf, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(pprof.Lookup("heap").WriteTo(hf, 0), hf.Close())
 }

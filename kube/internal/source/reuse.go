@@ -2,6 +2,7 @@ package source
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/internal/wire"
@@ -52,7 +53,8 @@ func (l *CachedLookup[T]) empty() bool {
 	return r == nil || r.Len() == 0
 }
 
-// at returns the cached object of namespace/name if it is at rv.
+// at returns the cached object of namespace/name if it is at rv. It
+// keeps none of its arguments (see reuseCached).
 func (l *CachedLookup[T]) at(namespace, name, rv string) (T, bool) {
 	var zero T
 	r := l.reader.Load()
@@ -93,7 +95,7 @@ func (l *CachedLookup[T]) SkipCached(transform func(T) (T, error)) func(T) (T, e
 
 // reuseCached makes c's protobuf decoder hand back the object lookup
 // finds at the resource version the bytes carry, instead of decoding
-// them. c must be a codec of one source only, changed before it is used;
+// them; lookup must not keep its arguments (views of the bytes). c must be a codec of one source only, changed before it is used;
 // empty, when it reports true, skips the lookup altogether. Watch events
 // other than adds (modifications, deletes, bookmarks) carry a version no
 // cache holds yet, so they skip it too (protoChanged): only list items and added events, which
@@ -108,6 +110,8 @@ func reuseCached[T cache.Object](c *codec[T], empty func() bool, lookup func(nam
 		if empty() {
 			return decode(raw)
 		}
+		// The three strings are views of raw, which lookup only compares
+		// (it keeps none of them): see objectMetaOf.
 		if ns, name, rv, ok := objectMetaOf(raw); ok && rv != "" {
 			if obj, ok := lookup(ns, name, rv); ok {
 				return obj, nil
@@ -128,7 +132,12 @@ const (
 
 // objectMetaOf reads namespace, name and resource version from an
 // object's protobuf bytes (envelope removed), ok false when they cannot be
-// read.
+// read. The strings are views of raw, not copies (unsafe.String): valid
+// only while raw is unchanged, for comparing, never to keep. A relist
+// looks up every listed object, and copies of the three would be garbage
+// added to a heap that already holds the whole cache: the
+// warm-restart-view-expired-rss line of bench/cmd/controlplane
+// -warm-restart measures it.
 func objectMetaOf(raw []byte) (namespace, name, rv string, ok bool) {
 	f := wire.Fields{B: raw}
 	for {
@@ -153,12 +162,16 @@ func objectMetaOf(raw []byte) (namespace, name, rv string, ok bool) {
 			}
 			switch mf.Num {
 			case metaNameField:
-				name = string(mf.Bytes)
+				name = bytesView(mf.Bytes)
 			case metaNamespaceField:
-				namespace = string(mf.Bytes)
+				namespace = bytesView(mf.Bytes)
 			case metaResourceVersion:
-				rv = string(mf.Bytes)
+				rv = bytesView(mf.Bytes)
 			}
 		}
 	}
 }
+
+// bytesView returns b's bytes as a string without copying them; b must
+// not change while the string is in use.
+func bytesView(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

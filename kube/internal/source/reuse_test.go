@@ -116,3 +116,35 @@ func TestReuseCachedLooksUpOnlyAddedWatchEvents(t *testing.T) {
 		t.Errorf("%d lookups, want 1 (the added event)", lookups)
 	}
 }
+
+// Finding a listed object in the cache copies nothing off the wire: a
+// relist over a full cache looks up every object, and each copy would be
+// garbage on a full heap.
+func TestReuseCachedFindsACachedObjectWithoutAllocating(t *testing.T) {
+	src, err := Typed[*corev1.Pod](&rest.Config{Host: "http://127.0.0.1:1"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := pod("shop", "web-0", "42")
+	idx := cache.NewIndexer(cache.IndexerOptions[*corev1.Pod]{})
+	if err := idx.Add(cached); err != nil {
+		t.Fatal(err)
+	}
+	l := &CachedLookup[*corev1.Pod]{}
+	l.SetReader(idx.Reader())
+	if !src.ReuseCached(l) {
+		t.Fatal("a typed source does not reuse")
+	}
+	raw, err := pod("shop", "web-0", "42").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *corev1.Pod
+	allocs := testing.AllocsPerRun(100, func() { got, err = src.codec.protoObject(raw) })
+	if err != nil || got != cached {
+		t.Fatalf("decode of the cached version: %p (%v), want the cached %p", got, err, cached)
+	}
+	if allocs != 0 {
+		t.Fatalf("%v allocations per lookup of a cached object, want 0", allocs)
+	}
+}

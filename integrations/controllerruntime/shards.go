@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -117,13 +118,22 @@ type shardedEntry[T client.Object] struct {
 	group *replicas.Group
 
 	// mu guards indexers (written only before run, read by every range's
-	// informer as it is made, once run has started), running and regs.
+	// informer as it is made, once run has started), running, ended, runCtx
+	// and regs, and the calls to wg.Go.
 	mu       sync.Mutex
 	indexers cache.Indexers[T]
 	running  bool
-	// regs are the registrations not yet known to be synced, whose
-	// checkers' channels run's watcher closes.
+	// ended is set when the group's Run has returned: no goroutine is
+	// started from then on.
+	ended bool
+	// runCtx is run's context, which ends the goroutines of wg.
+	runCtx context.Context
+	// regs are the registrations added before run, whose synced channels
+	// run then watches.
 	regs []*shardRegistration[T]
+	// wg counts the goroutines that close registrations' synced channels
+	// (awaitSynced), one per registration; run waits for them.
+	wg sync.WaitGroup
 	// stopped is closed when run returns.
 	stopped chan struct{}
 }
@@ -185,48 +195,44 @@ func (e *shardedEntry[T]) informer() crcache.Informer { return &shardedInformer[
 // run takes part in the group until ctx is done, then hands the ranges
 // over (replicas.Group.Run's leave, up to a Lease duration).
 func (e *shardedEntry[T]) run(ctx context.Context) {
-	e.mu.Lock()
-	e.running = true
-	e.mu.Unlock()
 	defer close(e.stopped)
-	var wg sync.WaitGroup
-	wctx, stopWatch := context.WithCancel(ctx)
-	wg.Go(func() { e.watchRegistrations(wctx) })
+	e.mu.Lock()
+	e.running, e.runCtx = true, ctx
+	for _, r := range e.regs {
+		e.awaitSyncedLocked(r)
+	}
+	e.regs = nil
+	e.mu.Unlock()
 	if err := e.group.Run(ctx); err != nil {
 		utilruntime.HandleError(fmt.Errorf("shard of %s: %w", e.name, err))
 	}
-	stopWatch()
-	wg.Wait()
+	e.mu.Lock()
+	e.ended = true
+	e.mu.Unlock()
+	e.wg.Wait()
 }
 
-// watchRegistrations closes the checker channels of registrations as they
-// sync, until ctx is done. A registration's own HasSynced closes it too.
-func (e *shardedEntry[T]) watchRegistrations(ctx context.Context) {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		e.mu.Lock()
-		regs := e.regs
-		e.mu.Unlock()
-		keep := regs[:0:0]
-		for _, r := range regs {
-			if !r.HasSynced() {
-				keep = append(keep, r)
+// awaitSyncedLocked closes r's synced channel, on a goroutine of e.wg,
+// once the replica has owned its share once and r has been handed the
+// ranges held when it was added; the goroutine ends then, or when r is
+// removed or run's context is done. e.mu is held.
+func (e *shardedEntry[T]) awaitSyncedLocked(r *shardRegistration[T]) {
+	if e.ended {
+		return
+	}
+	ctx := e.runCtx
+	e.wg.Go(func() {
+		for _, c := range []<-chan struct{}{e.group.Synced(), r.rr.Synced()} {
+			select {
+			case <-c:
+			case <-r.gone:
+				return
+			case <-ctx.Done():
+				return
 			}
 		}
-		e.mu.Lock()
-		if len(e.regs) == len(regs) {
-			e.regs = keep
-		} else { // added meanwhile: keep them too
-			e.regs = append(keep, e.regs[len(regs):]...)
-		}
-		e.mu.Unlock()
-	}
+		r.syncOnce.Do(func() { close(r.synced) })
+	})
 }
 
 func (e *shardedEntry[T]) hasSynced() bool {
@@ -315,28 +321,45 @@ func (s *shardedInformer[T]) add(h toolscache.ResourceEventHandler) (toolscache.
 	if h == nil {
 		return nil, errors.New("nil handler")
 	}
-	r := &shardRegistration[T]{e: s.e, h: h, synced: make(chan struct{})}
+	r := &shardRegistration[T]{e: s.e, h: h, synced: make(chan struct{}), gone: make(chan struct{})}
 	rr, err := s.e.inf.AddHandler(r)
 	if err != nil {
 		return nil, err
 	}
 	r.rr = rr
 	s.e.mu.Lock()
-	s.e.regs = append(s.e.regs, r)
+	if s.e.running {
+		s.e.awaitSyncedLocked(r)
+	} else {
+		s.e.regs = append(s.e.regs, r)
+	}
 	s.e.mu.Unlock()
 	return r, nil
 }
 
-// RemoveEventHandler stops calls to the handler of handle; it returns once
-// no call is in progress.
+// RemoveEventHandler stops calls to the handler of handle and takes it out
+// of the replica's informer; it returns once no call is in progress.
+// Removing a handler twice is not an error; a handle of another informer
+// is, and leaves that handle as it was.
 func (s *shardedInformer[T]) RemoveEventHandler(handle toolscache.ResourceEventHandlerRegistration) error {
 	r, ok := handle.(*shardRegistration[T])
 	if !ok || r.e != s.e {
 		return fmt.Errorf("registration %T is not one of this informer's", handle)
 	}
 	r.mu.Lock()
+	if r.removed {
+		r.mu.Unlock()
+		return nil
+	}
 	r.removed = true
+	close(r.gone)
 	r.mu.Unlock()
+	s.e.mu.Lock()
+	s.e.regs = slices.DeleteFunc(s.e.regs, func(x *shardRegistration[T]) bool { return x == r })
+	s.e.mu.Unlock()
+	if err := s.e.inf.RemoveHandler(r.rr); err != nil && !errors.Is(err, informer.ErrUnknownRegistration) {
+		return err
+	}
 	return nil
 }
 
@@ -393,6 +416,8 @@ type shardRegistration[T client.Object] struct {
 	// mu is held during each call to h and guards removed.
 	mu      sync.Mutex
 	removed bool
+	// gone is closed when the registration is removed.
+	gone chan struct{}
 
 	// synced is closed, once, when HasSynced first reports true.
 	syncOnce sync.Once

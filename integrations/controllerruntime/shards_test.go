@@ -262,3 +262,78 @@ func TestShardedInformersShareAndHandOver(t *testing.T) {
 		}
 	})
 }
+
+// A handler added once the replica owns its share has its checker's
+// channel closed once it has been handed that share; a removed handler is
+// told nothing more and leaves the replica's informer (removing it twice
+// is no error); a handle of another sharded informer is refused and keeps
+// working.
+func TestShardedRegistrationSyncsAndRemoves(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src, err := lwfake.New(lwfake.Options[*corev1.ConfigMap]{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 20 {
+			if _, err := src.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("cm%02d", i),
+				UID: types.UID(fmt.Sprintf("uid-%d-c3d4", i))}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := startShardReplica(t, "a", src, fake.NewClientset())
+		defer a.stop()
+		other := startShardReplica(t, "o", src, fake.NewClientset()) // a group of its own
+		defer other.stop()
+		for _, r := range []*shardReplica{a, other} {
+			if !r.e.waitSynced(t.Context()) {
+				t.Fatal("a replica did not sync")
+			}
+		}
+		var mu sync.Mutex
+		var late []string
+		reg, err := a.e.informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+			mu.Lock()
+			late = append(late, obj.(*corev1.ConfigMap).Name)
+			mu.Unlock()
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-reg.HasSyncedChecker().Done() // closes by itself: synctest fails the test on a deadlock
+		mu.Lock()
+		handed := len(late)
+		mu.Unlock()
+		if handed != 20 || !reg.HasSynced() {
+			t.Fatalf("synced with %d of 20 objects handed (HasSynced %v)", handed, reg.HasSynced())
+		}
+
+		if err := a.e.informer().RemoveEventHandler(other.reg); err == nil {
+			t.Error("a's informer removed a handler of another informer")
+		}
+		if err := a.e.informer().RemoveEventHandler(reg); err != nil {
+			t.Fatalf("RemoveEventHandler: %v", err)
+		}
+		if err := a.e.informer().RemoveEventHandler(reg); err != nil {
+			t.Errorf("RemoveEventHandler twice: %v", err)
+		}
+		if err := a.e.inf.RemoveHandler(reg.(*shardRegistration[*corev1.ConfigMap]).rr); err == nil {
+			t.Error("the removed handler is still registered with the replica's informer")
+		}
+		if _, err := src.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "late", UID: "uid-late-e5f6"}}); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		mu.Lock()
+		after := len(late)
+		mu.Unlock()
+		if after != 20 {
+			t.Errorf("the removed handler was told %d more adds", after-20)
+		}
+		for _, r := range []*shardReplica{a, other} { // a's first handler, other's
+			added, _ := r.told()
+			if initial, ok := added["late"]; !ok || initial || len(added) != 21 {
+				t.Errorf("a handler that stays was told %d adds (late: %v, initial %v), want 21, late not initial", len(added), ok, initial)
+			}
+		}
+	})
+}

@@ -160,8 +160,10 @@ func (c countingLister[T]) List(ctx context.Context, opts listwatch.Options) (li
 
 // streamList fills the store from a watch with initial events and returns
 // that watch, positioned after the initial-events-end bookmark, and the
-// timeout it was opened with. A guard closes the stream when the bookmark
-// has not come within InitialEventsTimeout (ErrInitialEventsTimeout).
+// timeout it was opened with. A guard closes the stream when no initial
+// event (an add) has come for InitialEventsTimeout
+// (ErrInitialEventsTimeout): a list of a million objects takes minutes,
+// and is not stalled while its objects keep coming.
 // Errors come back tagged with their phase, already reported.
 func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], timeout time.Duration, _ error) {
 	var opts listwatch.Options
@@ -188,7 +190,7 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 	r.answered(nil)
 	guard := &stallGuard{}
 	if r.initialEvents > 0 {
-		guard = guardWatch(w, r.clock, r.initialEvents, true)
+		guard = guardWatch(w, r.clock, r.initialEvents)
 	}
 	defer guard.stop()
 	l := r.beginRelist()
@@ -218,6 +220,11 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 		}
 		switch ev.Type {
 		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
+			if ev.Type == listwatch.Added {
+				// Initial events are adds; changes arriving meanwhile
+				// do not show that the list is moving.
+				guard.seen()
+			}
 			r.progress.object(ev.Bytes)
 			key, err := validKey(r.keyFunc, ev.Object)
 			if err != nil {

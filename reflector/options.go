@@ -70,12 +70,15 @@ type Settings struct {
 	// BackoffReset without a failure, or as soon as the source answers
 	// again after it was unreachable. Zero values take the defaults.
 	BackoffInitial, BackoffMax, BackoffReset time.Duration
-	// InitialEventsTimeout bounds a streaming list from its opening to the
-	// bookmark that ends its initial events: past it, the reflector closes
-	// the stream, reports ErrInitialEventsTimeout and lists in pages
-	// instead (a proxy that drops that bookmark would otherwise hang the
-	// informer forever); with StreamingAuto, later lists are paged too.
-	// Set it above the time the largest list takes. Zero means
+	// InitialEventsTimeout bounds the silence of a streaming list: when
+	// no initial event (an add) has come for this long and the bookmark
+	// that ends the initial events has not either, the reflector closes the
+	// stream, reports ErrInitialEventsTimeout and lists in pages instead
+	// (a proxy that drops that bookmark would otherwise hang the informer
+	// forever); with StreamingAuto, later lists are paged too. A list
+	// whose objects keep coming is never cut off, however long it takes
+	// (a million objects take minutes); the silence is noticed between
+	// one and two timeouts after the last add. Zero means
 	// DefaultInitialEventsTimeout; negative never times out.
 	InitialEventsTimeout time.Duration
 	// BookmarkInterval is how often the source sends bookmarks on a watch.
@@ -181,9 +184,9 @@ var (
 	// ErrInitialEventsIncomplete: a streaming list ended before the
 	// bookmark that marks the end of the initial events.
 	ErrInitialEventsIncomplete = errors.New("stream ended before the initial-events-end bookmark")
-	// ErrInitialEventsTimeout: a streaming list's end bookmark did not
-	// come within Settings.InitialEventsTimeout; the reflector falls back
-	// to a paged list.
+	// ErrInitialEventsTimeout: a streaming list went silent for
+	// Settings.InitialEventsTimeout before its end bookmark; the reflector
+	// falls back to a paged list.
 	ErrInitialEventsTimeout = errors.New("no initial-events-end bookmark in time: falling back to a paged list")
 	// ErrWatchStalled: nothing came through a watch for longer than its
 	// timeout plus Settings.BookmarkInterval; the reflector closed it and

@@ -26,6 +26,8 @@ type wrapped struct {
 	watchOpts func(*listwatch.Options)
 	// drop, when set, hides the events it returns true for.
 	drop func(listwatch.Event[obj]) bool
+	// delay, when set, is how long each event takes to come.
+	delay func(listwatch.Event[obj]) time.Duration
 }
 
 func (w *wrapped) List(ctx context.Context, opts listwatch.Options) (listwatch.Page[obj], error) {
@@ -40,23 +42,28 @@ func (w *wrapped) Watch(ctx context.Context, opts listwatch.Options) (listwatch.
 		w.watchOpts(&opts)
 	}
 	inner, err := w.Source.Watch(ctx, opts)
-	if err != nil || w.drop == nil {
+	if err != nil || (w.drop == nil && w.delay == nil) {
 		return inner, err
 	}
-	return &filtered{inner, w.drop}, nil
+	return &filtered{inner, w.drop, w.delay}, nil
 }
 
 type filtered struct {
 	listwatch.Watch[obj]
-	drop func(listwatch.Event[obj]) bool
+	drop  func(listwatch.Event[obj]) bool
+	delay func(listwatch.Event[obj]) time.Duration
 }
 
 func (f *filtered) Next() (listwatch.Event[obj], error) {
 	for {
 		ev, err := f.Watch.Next()
-		if err != nil || !f.drop(ev) {
-			return ev, err
+		if err == nil && f.drop != nil && f.drop(ev) {
+			continue
 		}
+		if err == nil && f.delay != nil {
+			time.Sleep(f.delay(ev))
+		}
+		return ev, err
 	}
 }
 
@@ -158,8 +165,10 @@ func TestReflectorProgressOfAPagedList(t *testing.T) {
 }
 
 // A streaming list whose end bookmark never comes (a proxy dropped it) is
-// given up after InitialEventsTimeout for a paged list, which is reported
-// and counted; with StreamingAuto later lists are paged from the start.
+// given up once it has been silent for InitialEventsTimeout (between one
+// and two timeouts after its last object) for a paged list, which is
+// reported and counted; with StreamingAuto later lists are paged from the
+// start.
 func TestReflectorFallsBackWhenInitialEventsEndNeverComes(t *testing.T) {
 	w := &wrapped{drop: func(ev listwatch.Event[obj]) bool { return ev.InitialEventsEnd }}
 	opts := reflector.Options[obj]{Settings: reflector.Settings{InitialEventsTimeout: 10 * time.Second}}
@@ -170,7 +179,7 @@ func TestReflectorFallsBackWhenInitialEventsEndNeverComes(t *testing.T) {
 		if p := h.r.Progress(); !p.Listing || p.Mode != reflector.ListStreaming || p.Objects != 2 {
 			t.Fatalf("streaming list under way: %+v", p)
 		}
-		h.pass(10 * time.Second)
+		h.pass(20 * time.Second)
 		h.converged()
 		if n := len(h.src.ListCalls()); n != 1 {
 			t.Fatalf("%d plain lists after the timeout, want 1", n)
@@ -191,6 +200,32 @@ func TestReflectorFallsBackWhenInitialEventsEndNeverComes(t *testing.T) {
 		}
 		if p := h.r.Progress(); p.Fallbacks != 1 {
 			t.Fatalf("fallbacks %d after a paged relist, want 1", p.Fallbacks)
+		}
+	})
+}
+
+// A streaming list whose objects keep coming is not cut off, however long
+// it takes: a million objects take minutes, far past InitialEventsTimeout,
+// and a paged list of them costs the server much more.
+func TestReflectorKeepsASlowStreamingListWhoseObjectsKeepComing(t *testing.T) {
+	w := &wrapped{delay: func(ev listwatch.Event[obj]) time.Duration {
+		if ev.Type == listwatch.Added {
+			return 6 * time.Second
+		}
+		return 0
+	}}
+	opts := reflector.Options[obj]{Settings: reflector.Settings{InitialEventsTimeout: 10 * time.Second}}
+	runWrapped(t, w, opts, func(h *harness) { h.create("a", "b", "c", "d", "e", "f") }, func(h *harness) {
+		h.pass(time.Minute) // six objects, 36 s: three times the timeout
+		h.converged()
+		if n := len(h.src.ListCalls()); n != 0 {
+			t.Fatalf("%d plain lists, want none: the streaming list was cut off", n)
+		}
+		if errs := h.errs.find(listwatch.PhaseWatchStream, reflector.ErrInitialEventsTimeout); len(errs) != 0 {
+			t.Fatalf("errors: %v", errs)
+		}
+		if p := h.r.Progress(); p.Listing || p.Fallbacks != 0 || p.Mode != reflector.ListStreaming || p.Objects != 6 {
+			t.Fatalf("progress after the list: %+v", p)
 		}
 	})
 }

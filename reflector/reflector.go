@@ -42,7 +42,7 @@ import (
 //     a watch with SendInitialEvents that ends at the bookmark marked
 //     InitialEventsEnd, and the same stream then carries on as the watch.
 //     A failed streaming list falls back to a plain list, and so does one
-//     whose end bookmark has not come within InitialEventsTimeout
+//     that went silent for InitialEventsTimeout before its end bookmark
 //     (ErrInitialEventsTimeout; with StreamingAuto, for good).
 //   - The watch starts at the list's version, with bookmarks and a
 //     timeout random between Options.MinWatchTimeout and MaxWatchTimeout.

@@ -23,11 +23,9 @@ type stallGuard struct {
 }
 
 // guardWatch starts a guard on w. It closes w once limit has passed on
-// clk with no call to seen; with deadline, once limit has passed, events
-// or not (a bound on the whole stream). Without deadline the silence is
-// checked every limit, so a stall is caught between limit and twice
-// limit after the last event.
-func guardWatch[T cache.Object](w listwatch.Watch[T], clk clock.WithTicker, limit time.Duration, deadline bool) *stallGuard {
+// clk with no call to seen. The silence is checked every limit, so a
+// stall is caught between limit and twice limit after the last event.
+func guardWatch[T cache.Object](w listwatch.Watch[T], clk clock.WithTicker, limit time.Duration) *stallGuard {
 	g := &stallGuard{done: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		defer close(g.exited)
@@ -40,7 +38,7 @@ func guardWatch[T cache.Object](w listwatch.Watch[T], clk clock.WithTicker, limi
 				return
 			case <-t.C():
 			}
-			if n := g.events.Load(); !deadline && n != last {
+			if n := g.events.Load(); n != last {
 				last = n
 				continue
 			}

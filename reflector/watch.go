@@ -41,7 +41,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w listwatch.Watch[T], timeout 
 		r.answered(nil)
 	}
 	defer w.Close()
-	guard := guardWatch(w, r.clock, timeout+r.bookmarks, false)
+	guard := guardWatch(w, r.clock, timeout+r.bookmarks)
 	defer guard.stop()
 	r.m.Watches.Inc()
 	start := r.clock.Now()

@@ -7,8 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +52,11 @@ const (
 	// its group (one per run, so that no run meets another's Leases).
 	shardIDEnv    = "KINFORMER_CRBENCH_SHARD_ID"
 	shardGroupEnv = "KINFORMER_CRBENCH_SHARD_GROUP"
+	// shardLogEnv, when set (to anything), makes each shard3 child log its
+	// group's changes (members, ranges claimed and released) and its
+	// resident set every 250 ms to its standard error, with times: to see
+	// when a replica's peak comes and what it owned then.
+	shardLogEnv   = "KINFORMER_CRBENCH_SHARD_LOG"
 	shardReplicas = 3
 	// leaseNamespace holds the Leases (the pods are in podsummary.Populate's
 	// namespaces).
@@ -116,8 +125,19 @@ func runShard3(ctx context.Context, self, kubeconfig string, pods, run int) ([]c
 // shard3Child is one shard3 manager (see shard3).
 func shard3Child(ctx context.Context, cfg *rest.Config) error {
 	id, group := os.Getenv(shardIDEnv), os.Getenv(shardGroupEnv)
+	gopts := replicas.GroupOptions{Name: group, Namespace: leaseNamespace, Identity: id}
+	if os.Getenv(shardLogEnv) != "" {
+		gopts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		logCtx, stopLog := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { logRSS(logCtx, gopts.Logger.With("replica", id)) })
+		defer func() {
+			stopLog()
+			wg.Wait()
+		}()
+	}
 	newCache := controllerruntime.NewCache(controllerruntime.Options{Shards: map[client.Object]controllerruntime.Shard{
-		&corev1.Pod{}: {Replicas: replicas.GroupOptions{Name: group, Namespace: leaseNamespace, Identity: id}},
+		&corev1.Pod{}: {Replicas: gopts},
 	}})
 	mgr, err := manager.New(cfg, manager.Options{
 		NewCache:               newCache,
@@ -154,6 +174,13 @@ func shard3Child(ctx context.Context, cfg *rest.Config) error {
 	res.SyncMillis = float64(time.Since(start).Microseconds()) / 1e3
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	// apps is the share's apps, read once the Leases have settled (the
+	// share does not change after that). The check reads the cache once,
+	// without deep copies, so that it adds nothing to the peak it measures:
+	// reading every pod, copied, at every tick held a second copy of the
+	// share and up to doubled the child's peak (a heap profile put more of
+	// the child's allocations in that loop than in the reconciler).
+	var apps map[string]bool
 	for {
 		select {
 		case err := <-done:
@@ -162,20 +189,23 @@ func shard3Child(ctx context.Context, cfg *rest.Config) error {
 			return ctx.Err()
 		case <-tick.C:
 		}
-		settled, err := leasesSettled(ctx, cs, group)
-		if err != nil {
-			return err
-		}
-		if !settled {
-			continue
-		}
-		var list corev1.PodList
-		if err := mgr.GetCache().List(ctx, &list); err != nil {
-			return err
-		}
-		apps := map[string]bool{}
-		for _, p := range list.Items {
-			apps[p.Namespace+"/"+p.Labels["app"]] = true
+		if apps == nil {
+			settled, err := leasesSettled(ctx, cs, group)
+			if err != nil {
+				return err
+			}
+			if !settled {
+				continue
+			}
+			var list corev1.PodList
+			if err := mgr.GetCache().List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+				return err
+			}
+			apps = map[string]bool{}
+			for _, p := range list.Items {
+				apps[p.Namespace+"/"+p.Labels["app"]] = true
+			}
+			res.Pods, res.Apps = len(list.Items), len(apps)
 		}
 		mu.Lock()
 		all := len(apps) > 0
@@ -185,11 +215,21 @@ func shard3Child(ctx context.Context, cfg *rest.Config) error {
 		mu.Unlock()
 		if all {
 			res.Millis = float64(time.Since(start).Microseconds()) / 1e3
-			res.Pods, res.Apps = len(list.Items), len(apps)
 			break
 		}
 	}
 	res.PeakRSSKB = peakRSSKB()
+	if dir := os.Getenv(profileEnv); dir != "" {
+		runtime.GC()
+		f, err := os.Create(filepath.Join(dir, shard3+"-"+id+".heap.pprof"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			return err
+		}
+	}
 	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
 		return err
 	}
@@ -197,6 +237,33 @@ func shard3Child(ctx context.Context, cfg *rest.Config) error {
 	cancel()
 	<-done
 	return nil
+}
+
+// logRSS logs the process's resident set and the Go heap's figures every
+// 250 ms, until ctx is done.
+func logRSS(ctx context.Context, log *slog.Logger) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		data, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		for line := range strings.Lines(string(data)) {
+			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				log.Info("rss", "kb", strings.TrimSuffix(strings.TrimSpace(rest), " kB"),
+					"heapAllocMB", ms.HeapAlloc>>20, "heapInuseMB", ms.HeapInuse>>20, "heapSysMB", ms.HeapSys>>20,
+					"releasedMB", ms.HeapReleased>>20, "nextGCMB", ms.NextGC>>20, "numGC", ms.NumGC, "sysMB", ms.Sys>>20)
+			}
+		}
+	}
 }
 
 // leasesSettled reports whether group has shardReplicas Leases, none

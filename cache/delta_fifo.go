@@ -395,7 +395,7 @@ func (f *DeltaFIFO[T]) inferDeletionsLocked(listed map[string]struct{}) {
 			tombstone(key, newest.Object)
 		}
 	}
-	if f.known == nil {
+	if f.known == nil || f.knownAllListedLocked(listed) {
 		return
 	}
 	for _, key := range f.known.ListKeys() {
@@ -411,6 +411,40 @@ func (f *DeltaFIFO[T]) inferDeletionsLocked(listed map[string]struct{}) {
 		}
 		tombstone(key, last)
 	}
+}
+
+// knownAllListedLocked reports whether every KnownObjects key is in
+// listed, by looking the listed keys up instead of listing the known
+// ones: a relist that deleted nothing, the usual case, then builds no key
+// of the whole cache at its end, when the heap holds both the cache and
+// the relist (the warm-restart-view-expired-rss line of
+// bench/cmd/controlplane -warm-restart).
+//
+// The caller holds f.mu, so nothing is popped meanwhile: KnownObjects
+// changes only by the deltas being processed, of one key. Without a
+// deletion among them that key can only enter it, never leave: then if
+// Len, read before and after, equals the number of listed keys found, no
+// other key is missing (one that was would leave the count below the
+// second Len). With a deletion among them, it answers false.
+func (f *DeltaFIFO[T]) knownAllListedLocked(listed map[string]struct{}) bool {
+	if f.popping {
+		for _, d := range f.inflight {
+			if d.Type == Deleted {
+				return false
+			}
+		}
+	}
+	n := f.known.Len()
+	if len(listed) < n {
+		return false
+	}
+	found := 0
+	for key := range listed {
+		if _, ok, err := f.known.GetByKey(key); err == nil && ok {
+			found++
+		}
+	}
+	return found == n && f.known.Len() == n
 }
 
 // Resync queues a Sync delta for every KnownObjects object whose key is

@@ -42,7 +42,18 @@ func (f *DeltaFIFO[T]) BeginRelist() (RelistSession[T], bool) {
 	if !f.relisting.CompareAndSwap(false, true) {
 		return nil, false
 	}
-	return &fifoRelist[T]{f: f, listed: map[string]struct{}{}}, true
+	return &fifoRelist[T]{f: f, listed: make(map[string]struct{}, f.knownLenLocked())}, true
+}
+
+// knownLenLocked returns how many objects KnownObjects holds, 0 without
+// it: what a relist is likely to list, so that its set of listed keys is
+// made that size at once instead of growing (each growth leaves the
+// previous table behind as garbage, on a heap that holds the cache).
+func (f *DeltaFIFO[T]) knownLenLocked() int {
+	if f.known == nil {
+		return 0
+	}
+	return f.known.Len()
 }
 
 // fifoRelist is a DeltaFIFO's relist in progress. listed holds the keys

@@ -159,7 +159,12 @@
 // what it writes against the server (resource versions, as usual).
 //
 // The cache's WaitForCacheSync, and each handler's HasSynced, wait until
-// the replica has joined its group and owned its whole share once.
+// the replica has joined its group and owned its whole share once. A
+// replica that starts while no member of its group owns ranges waits
+// Replicas.SettlePeriod (default one Lease poll) for the others before it
+// takes any, so that managers started together each list their share
+// only: raise it if yours start further apart. Joining a running group
+// takes no such wait.
 // Indexes (IndexField) of a sharded type must be added before the cache
 // starts, as the manager's setup does. Sharded types cannot be combined
 // with DefaultNamespaces or ByObject Namespaces (a shard spans every

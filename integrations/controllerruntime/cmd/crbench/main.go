@@ -104,9 +104,10 @@ type childResult struct {
 	// checkpoint the server confirmed (see resumedFresh).
 	Resumed bool `json:"resumed,omitempty"`
 	// Pods and Apps are what a shard3 child cached and reconciled: its
-	// share.
-	Pods int `json:"pods,omitempty"`
-	Apps int `json:"apps,omitempty"`
+	// share; CPUMillis the CPU (user+system) it had used by then.
+	Pods      int     `json:"pods,omitempty"`
+	Apps      int     `json:"apps,omitempty"`
+	CPUMillis float64 `json:"cpu_millis,omitempty"`
 }
 
 func main() {

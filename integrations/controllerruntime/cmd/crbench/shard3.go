@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,9 +41,10 @@ import (
 // namespace "default") and package podsummary's reconciler, unchanged, started
 // together. Each runs until the three have settled (every range claimed
 // once, as the split of the three assigns it) and it has reconciled every
-// app with a pod in its share; it then reads its peak RSS, prints its
-// result and waits for the parent to read the others' before it stops, so
-// that no replica takes over another's share before all are measured.
+// app with a pod in its share; it then reads its peak RSS and the CPU it
+// has used, prints its result and waits for the parent to read the
+// others' before it stops (the three stop together), so that no replica
+// takes over another's share before all are measured, nor after.
 // The line compares the largest of the three peaks with one unsharded
 // manager on controller-runtime's default cache (the "controller-runtime"
 // side): controller-runtime-shard3-rss.
@@ -107,16 +109,19 @@ func runShard3(ctx context.Context, self, kubeconfig string, pods, run int) ([]c
 			return nil, nil, nil, fmt.Errorf("shard child %d output %q: %w", i, line, err)
 		}
 	}
-	// Every child is measured: let them stop.
+	// Every child is measured: let them stop, all at once (one by one, the
+	// last would take over the others' ranges on the way out).
+	for _, p := range procs {
+		p.stdin.Close()
+	}
 	rss := make([]float64, len(procs))
 	cpu := make([]float64, len(procs))
 	for i, p := range procs {
-		p.stdin.Close()
 		if err := p.cmd.Wait(); err != nil {
 			return nil, nil, nil, fmt.Errorf("shard child %d: %w", i, err)
 		}
 		rss[i] = float64(results[i].PeakRSSKB) / 1024
-		cpu[i] = float64((p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()).Microseconds()) / 1e3
+		cpu[i] = results[i].CPUMillis
 	}
 	procs = nil
 	return results, rss, cpu, nil
@@ -219,6 +224,10 @@ func shard3Child(ctx context.Context, cfg *rest.Config) error {
 		}
 	}
 	res.PeakRSSKB = peakRSSKB()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		res.CPUMillis = float64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())).Microseconds()) / 1e3
+	}
 	if dir := os.Getenv(profileEnv); dir != "" {
 		runtime.GC()
 		f, err := os.Create(filepath.Join(dir, shard3+"-"+id+".heap.pprof"))

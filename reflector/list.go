@@ -163,7 +163,8 @@ func (c countingLister[T]) List(ctx context.Context, opts listwatch.Options) (li
 // timeout it was opened with. A guard closes the stream when no initial
 // event (an add) has come for InitialEventsTimeout
 // (ErrInitialEventsTimeout): a list of a million objects takes minutes,
-// and is not stalled while its objects keep coming.
+// and is not stalled while its objects keep coming. Adds that follow a
+// change are not initial events (see live) and do not count.
 // Errors come back tagged with their phase, already reported.
 func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], timeout time.Duration, _ error) {
 	var opts listwatch.Options
@@ -194,11 +195,17 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 	}
 	defer guard.stop()
 	l := r.beginRelist()
+	// live: a change (Modified or Deleted) came before the end bookmark. A
+	// source sends its initial events, all adds, before that bookmark and
+	// changes only after it, so the bookmark was lost on the way (a proxy
+	// dropped it) and the adds from here on are objects being created:
+	// they must not keep the guard from seeing the initial events end.
+	live := false
 	fail := func(phase listwatch.Phase, err error) (listwatch.Watch[T], time.Duration, error) {
 		l.abort()
 		w.Close()
 		if guard.stop() {
-			err = fmt.Errorf("streaming list: %w (%s)", ErrInitialEventsTimeout, r.initialEvents)
+			err = fmt.Errorf("streaming list: %w (no new object for %s)", ErrInitialEventsTimeout, r.initialEvents)
 		}
 		return nil, 0, r.streamFailed(ctx, phase, err)
 	}
@@ -220,9 +227,9 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 		}
 		switch ev.Type {
 		case listwatch.Added, listwatch.Modified, listwatch.Deleted:
-			if ev.Type == listwatch.Added {
-				// Initial events are adds; changes arriving meanwhile
-				// do not show that the list is moving.
+			if ev.Type != listwatch.Added {
+				live = true
+			} else if !live {
 				guard.seen()
 			}
 			r.progress.object(ev.Bytes)

@@ -41,8 +41,8 @@ const (
 	DefaultBackoffInitial  = 800 * time.Millisecond
 	DefaultBackoffMax      = 30 * time.Second
 	DefaultBackoffReset    = 2 * time.Minute
-	// DefaultInitialEventsTimeout bounds a streaming list: the time from
-	// opening it to its end bookmark.
+	// DefaultInitialEventsTimeout bounds a streaming list's silence: how
+	// long it may go without an initial event before its end bookmark.
 	DefaultInitialEventsTimeout = time.Minute
 	// DefaultBookmarkInterval is how often a kube-apiserver sends a
 	// bookmark on a watch that asked for them (its cacher's default).
@@ -78,7 +78,10 @@ type Settings struct {
 	// forever); with StreamingAuto, later lists are paged too. A list
 	// whose objects keep coming is never cut off, however long it takes
 	// (a million objects take minutes); the silence is noticed between
-	// one and two timeouts after the last add. Zero means
+	// one and two timeouts after the last add. Adds after a change
+	// (Modified, Deleted) do not count: a source sends changes only after
+	// its initial events, so these are objects created since, and a busy
+	// cluster's creations must not hide a lost bookmark. Zero means
 	// DefaultInitialEventsTimeout; negative never times out.
 	InitialEventsTimeout time.Duration
 	// BookmarkInterval is how often the source sends bookmarks on a watch.
@@ -187,7 +190,7 @@ var (
 	// ErrInitialEventsTimeout: a streaming list went silent for
 	// Settings.InitialEventsTimeout before its end bookmark; the reflector
 	// falls back to a paged list.
-	ErrInitialEventsTimeout = errors.New("no initial-events-end bookmark in time: falling back to a paged list")
+	ErrInitialEventsTimeout = errors.New("silent before the initial-events-end bookmark: falling back to a paged list")
 	// ErrWatchStalled: nothing came through a watch for longer than its
 	// timeout plus Settings.BookmarkInterval; the reflector closed it and
 	// watches again.

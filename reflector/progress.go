@@ -47,8 +47,8 @@ type Progress struct {
 	// relist, what the previous list held (an estimate); -1 when unknown.
 	Expected int64
 	// Fallbacks counts, since Run, streaming lists abandoned for a paged
-	// list: they failed, or their end bookmark did not come within
-	// Settings.InitialEventsTimeout. LastFallback is the last one's reason.
+	// list: they failed, or went silent for Settings.InitialEventsTimeout
+	// before their end bookmark. LastFallback is the last one's reason.
 	Fallbacks    int
 	LastFallback string
 	// StalledWatches counts, since Run, watches closed and reopened because

@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,6 +201,36 @@ func TestReflectorFallsBackWhenInitialEventsEndNeverComes(t *testing.T) {
 		}
 		if p := h.r.Progress(); p.Fallbacks != 1 {
 			t.Fatalf("fallbacks %d after a paged relist, want 1", p.Fallbacks)
+		}
+	})
+}
+
+// A streaming list whose end bookmark was dropped is given up even on a
+// busy cluster, where objects are created more often than the timeout:
+// adds that come after a change are new objects, not initial events.
+func TestReflectorFallsBackWhenTheBookmarkIsDroppedAndObjectsKeepBeingCreated(t *testing.T) {
+	w := &wrapped{drop: func(ev listwatch.Event[obj]) bool { return ev.InitialEventsEnd }}
+	opts := reflector.Options[obj]{Settings: reflector.Settings{InitialEventsTimeout: 10 * time.Second}}
+	runWrapped(t, w, opts, func(h *harness) { h.create("a", "b") }, func(h *harness) {
+		changed := cm("a")
+		changed.Data = map[string]string{"k": "v"}
+		if _, err := h.src.Update(changed); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 12 { // a minute of creations, one every 5 s
+			h.pass(5 * time.Second)
+			h.create(fmt.Sprintf("new%02d", i)) // fixed width: snapshot and truth sort alike
+		}
+		h.settle()
+		h.converged()
+		if errs := h.errs.find(listwatch.PhaseWatchStream, reflector.ErrInitialEventsTimeout); len(errs) != 1 {
+			t.Fatalf("errors: %v, want one ErrInitialEventsTimeout", h.errs.errs)
+		}
+		if n := len(h.src.ListCalls()); n != 1 {
+			t.Fatalf("%d plain lists, want the fallback's 1", n)
+		}
+		if p := h.r.Progress(); p.Listing || p.Fallbacks != 1 || p.Mode != reflector.ListPaged {
+			t.Fatalf("progress: %+v", p)
 		}
 	})
 }

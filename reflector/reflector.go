@@ -91,8 +91,8 @@ type Reflector[T cache.Object] struct {
 	streaming StreamingMode
 	minWatch  time.Duration
 	maxWatch  time.Duration
-	// initialEvents bounds a streaming list (<0: never); bookmarks is the
-	// source's bookmark interval.
+	// initialEvents bounds a streaming list's silence (<0: never);
+	// bookmarks is the source's bookmark interval.
 	initialEvents time.Duration
 	bookmarks     time.Duration
 	handler       func(error)

@@ -44,7 +44,7 @@ func newProgressCollector() *progressCollector {
 		listed:    d("sync_listed_objects", "Objects received by the current (or last) list."),
 		expected:  d("sync_expected_objects", "Objects the current (or last) list is expected to hold, from the server's remaining count or the previous list; -1 when unknown."),
 		stalled:   d("stalled_watches_total", "Watches closed and reopened because nothing came through them for longer than their timeout plus the bookmark interval."),
-		fallbacks: d("list_fallbacks_total", "Streaming lists abandoned for a paged list (failed, or their end bookmark came too late)."),
+		fallbacks: d("list_fallbacks_total", "Streaming lists abandoned for a paged list (failed, or silent for the initial-events timeout before their end bookmark)."),
 	}
 }
 

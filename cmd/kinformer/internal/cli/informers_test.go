@@ -17,13 +17,13 @@ func TestHealthSaysOnceWhenAStreamingListFellBackOrAWatchWasRestarted(t *testing
 	clock := newFakeClock("08:00:00")
 	h := newHealth(testHost, nil, clock.now)
 	h.failure("pods", reflectorErr("pods", listwatch.PhaseWatchStream,
-		fmt.Errorf("streaming list: %w (1m0s)", reflector.ErrInitialEventsTimeout)))
+		fmt.Errorf("streaming list: %w (no new object for 1m0s)", reflector.ErrInitialEventsTimeout)))
 	clock.advance(time.Minute)
 	h.failure("pods", reflectorErr("pods", listwatch.PhaseWatchStream,
 		fmt.Errorf("%w (6m0s), reopening at %q", reflector.ErrWatchStalled, "42")))
 	got := h.takeNotes()
 	if len(got) != 2 ||
-		!strings.Contains(got[0], "pods: streaming list: no initial-events-end bookmark in time: falling back to a paged list (1m0s)") ||
+		!strings.Contains(got[0], "pods: streaming list: silent before the initial-events-end bookmark: falling back to a paged list (no new object for 1m0s)") ||
 		!strings.Contains(got[1], "pods: watch stalled: nothing received past its timeout plus the bookmark interval (6m0s)") {
 		t.Fatalf("said %q", got)
 	}

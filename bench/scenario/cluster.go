@@ -260,7 +260,8 @@ func storedSidecarPod(t *corev1.Pod, i int) *corev1.Pod {
 	p.OwnerReferences[0].Name = want.OwnerReferences[0].Name
 	p.Spec.NodeName = want.Spec.NodeName
 	for k := range p.Spec.Containers {
-		p.Spec.Containers[k].Image = want.Spec.Containers[k].Image
+		c, w := &p.Spec.Containers[k], want.Spec.Containers[k]
+		c.Image, c.Args = w.Image, w.Args // the proxy's name the namespace
 	}
 	p.Status = want.Status
 	p.Status.HostIPs = []corev1.HostIP{{IP: want.Status.HostIP}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -116,8 +117,11 @@ func createReplicaSets(ctx context.Context, cs kubernetes.Interface, n int) erro
 
 // storedSidecarReplicaSet is sidecarReplicaSet i as the apiserver would
 // have stored it, made from t, the API-created ReplicaSet of the same app
-// (i % sidecarTemplates): its managedFields name no value that differs
-// between the two.
+// (i % sidecarTemplates): i's identity, labels, annotations, owner,
+// selector, and the template's labels, annotations, images and arguments
+// (the proxy's name the namespace). Of the values that differ between the
+// two, the managedFields name only the owner's uid (ownerReferences are
+// keyed by it), which is rewritten.
 func storedSidecarReplicaSet(t *appsv1.ReplicaSet, i int) *appsv1.ReplicaSet {
 	want := sidecarReplicaSet(i)
 	rs := t.DeepCopy()
@@ -125,9 +129,16 @@ func storedSidecarReplicaSet(t *appsv1.ReplicaSet, i int) *appsv1.ReplicaSet {
 	rs.Name, rs.Namespace, rs.UID = want.Name, want.Namespace, want.UID
 	rs.Labels, rs.Annotations, rs.OwnerReferences = want.Labels, want.Annotations, want.OwnerReferences
 	rs.Spec.Selector = want.Spec.Selector
-	rs.Spec.Template.Labels = want.Spec.Template.Labels
+	rs.Spec.Template.Labels, rs.Spec.Template.Annotations = want.Spec.Template.Labels, want.Spec.Template.Annotations
 	for k := range rs.Spec.Template.Spec.Containers {
-		rs.Spec.Template.Spec.Containers[k].Image = want.Spec.Template.Spec.Containers[k].Image
+		c, w := &rs.Spec.Template.Spec.Containers[k], want.Spec.Template.Spec.Containers[k]
+		c.Image, c.Args = w.Image, w.Args
+	}
+	owner := strings.NewReplacer(string(t.OwnerReferences[0].UID), string(want.OwnerReferences[0].UID))
+	for k := range rs.ManagedFields {
+		if f := rs.ManagedFields[k].FieldsV1; f != nil {
+			f.Raw = []byte(owner.Replace(string(f.Raw)))
+		}
 	}
 	return rs
 }

@@ -60,17 +60,7 @@ func (c *cluster) stop() {
 }
 
 // podCount returns how many pods the cluster holds.
-func (c *cluster) podCount(ctx context.Context) (int, error) {
-	list, err := c.cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1})
-	if err != nil {
-		return 0, err
-	}
-	have := len(list.Items)
-	if list.RemainingItemCount != nil {
-		have += int(*list.RemainingItemCount)
-	}
-	return have, nil
-}
+func (c *cluster) podCount(ctx context.Context) (int, error) { return podKind.count(ctx, c.cs) }
 
 // seed creates pods 0..n-1 of pod through the API (createPods) unless
 // the cluster already holds n pods, and returns how many it holds.

@@ -14,31 +14,33 @@ import (
 	"github.com/kinformer/kinformer/testenv"
 )
 
-// The million-pod scenario (issue 25, part 1): one control plane holding
-// 1,000,000 sidecarPod pods, written straight into etcd (seedStored), and
-// every informer variant syncing all of them in a child process of its
-// own, runs alternating. On the way up it measures the smaller sizes of
+// The million scenario (issue 25, part 1): one control plane holding
+// 1,000,000 objects of MillionOptions.Kind (sidecarReplicaSet ReplicaSets
+// by default, or sidecarPod pods), written straight into etcd
+// (seedStoredKind), and every informer variant syncing all of them in a
+// child process of its own, runs alternating. On the way up it measures the smaller sizes of
 // the curve (CurveSizes: heap per object and peak RSS of every side).
 //
 // The apiserver runs with its watch cache off: with it on, it would keep
-// every pod decoded in its cache (about what client-go's informer holds,
-// 14 KB per pod), beside the informer of pods it runs anyway (see
-// apiserverBytesPerPod). Off, every list and watch is served from etcd in
-// pages. Its object-count metric is off too: it reads every pod's key
-// from etcd each minute. Even so the apiserver's own informer makes a
-// million pods need about 33 GiB: checkResources refuses a size the
-// machine cannot hold, saying what it needs, before anything starts.
+// every object decoded in its cache (about what client-go's informer
+// holds, 14 KB per pod), and pods beside the informer of pods it runs
+// anyway (see apiserverBytesPerPod). Off, every list and watch is served
+// from etcd in pages. Its object-count metric is off too: it reads every
+// object's key from etcd each minute. Even so the apiserver's own informer
+// makes a million pods need about 33 GiB (hence ReplicaSets, which it
+// does not inform on): checkResources refuses a size the machine cannot
+// hold, saying what it needs, before anything starts.
 //
 // Sides: the floor (a streaming list read and discarded, readFloor),
-// kinformer with the projected view (PodView), metadata-only, and full
-// objects, client-go's informer with full objects and with a transform
-// dropping managedFields. A side whose RSS passes CapMB stops and reports
+// kinformer with the projected view (ReplicaSetView, PodView),
+// metadata-only, and full objects, client-go's informer with full objects
+// and with a transform dropping managedFields. A side whose RSS passes CapMB stops and reports
 // how far it got and the memory it reached (MemResult.Capped); the parent
 // kills a child that does not stop at CapMB plus a quarter.
 //
 // Lines at the largest size N (kinformer's view is ours=):
 //
-//	million-heap-per-object-view    view heap per pod / client-go full (<= 0.1)
+//	million-heap-per-object-view    view heap per object / client-go full (<= 0.1)
 //	million-rss-view                view peak RSS / client-go's, and <= 1000 MB absolute
 //	million-sync-time-SIDE          SIDE's sync against the floor's (kinformer: <= 1.3)
 //	million-sync-cpu-SIDE           its CPU against the floor's (no target)
@@ -75,7 +77,7 @@ type MillionOptions struct {
 }
 
 // DefaultMillionCapMB is MillionOptions.CapMB's default: room for the
-// view and metadata informers at a million pods, and for the cluster and
+// view and metadata informers at a million objects, and for the cluster and
 // the machine's other users beside a side stopped there.
 const DefaultMillionCapMB = 4096
 
@@ -106,6 +108,10 @@ var ErrShortOfResources = errors.New("not enough free memory or disk")
 //     and holds its index, about 6 KB per pod beside a fixed part;
 //   - etcd's data directory (database and write-ahead log) takes about
 //     16 KB per pod on disk.
+//
+// A ReplicaSet is counted as a pod (its pod template is most of one)
+// but for the apiserver's part, which it does not take
+// (millionKind.serverBytes).
 const (
 	apiserverBytesPerPod = 20 << 10
 	etcdBytesPerPod      = 6 << 10
@@ -184,7 +190,7 @@ func etcdFlags(pods int) []string {
 	}
 }
 
-// RunMillion measures the million-pod scenario (see above).
+// RunMillion measures the million scenario (see above).
 func RunMillion(ctx context.Context, opts MillionOptions) ([]Report, error) {
 	if opts.Pods <= 0 {
 		opts.Pods = 1_000_000
@@ -265,7 +271,7 @@ func RunMillion(ctx context.Context, opts MillionOptions) ([]Report, error) {
 	return reports, nil
 }
 
-// runMillionSides runs every side Count times at n pods, alternating; at
+// runMillionSides runs every side Count times at n objects, alternating; at
 // the top size the view's children stay for a forced relist.
 func runMillionSides(ctx context.Context, self []string, cl *cluster, n int, top bool, opts MillionOptions, say sayFunc) (memoryRuns, error) {
 	runs := memoryRuns{}
@@ -359,7 +365,7 @@ func (m memoryRuns) cappedNote(side Side, want, capMB int) string {
 // peakRSS and heapPerPod of a run.
 func peakRSSMBOf(r MemResult) float64 { return float64(r.PeakRSSKB) / 1024 }
 
-// curveReports are the curve's lines at n pods: the view against
+// curveReports are the curve's lines at n objects: the view against
 // client-go full, with every side's median in the detail.
 func curveReports(runs memoryRuns, n int) []Report {
 	heap := pairReport(fmt.Sprintf("curve-heap-per-object-%d", n), "B/object", projectedTarget,

@@ -19,7 +19,7 @@ import (
 // The floor of an initial sync (issue 13, part 3): the time to receive the
 // bytes of the list kinformer makes by default, and throw them away. The
 // reflector's default (StreamingAuto) is a streaming list: a watch of every
-// pod with sendInitialEvents=true, resourceVersionMatch=NotOlderThan and
+// object with sendInitialEvents=true, resourceVersionMatch=NotOlderThan and
 // bookmarks, no resource version (a consistent read), in protobuf (the
 // typed source's Accept header), read until the bookmark annotated
 // k8s.io/initial-events-end. readFloor makes that request over the same
@@ -35,9 +35,9 @@ const floorAccept = "application/vnd.kubernetes.protobuf, application/json"
 const initialEventsEndAnnotation = "k8s.io/initial-events-end"
 
 // readFloor streams every object of the collection at path ("api", "v1",
-// "pods") from the server of cfg and discards them;
-// it returns how many objects and bytes it read. It adds each object to
-// counted as it reads it (for progress lines).
+// "pods") from the server of cfg and discards them; it returns how many
+// objects and bytes it read. It adds each object to counted as it reads
+// it (for progress lines).
 func readFloor(ctx context.Context, cfg *rest.Config, path []string, counted *atomic.Int64) (objects int, read int64, err error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {

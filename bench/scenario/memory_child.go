@@ -24,20 +24,21 @@ import (
 )
 
 // The children of the memory scenarios (issue 13; see RunMemory). Each
-// syncs every pod of the server through one variant, measuring from just
-// before it builds its client until its handler has been handed every pod:
+// syncs every object of ChildKindEnv's kind (pods unless set) through one
+// variant, measuring from just before it builds its client until its
+// handler has been handed every object:
 // wall time, process CPU time, and the live heap (after a full GC) minus
 // the live heap before it started. With ChildRelistEnv set it then stays
 // for a forced relist (see relistChild).
 
 // Sides of the memory scenarios.
 const (
-	// MemFloor reads the pods the way kinformer's default lists them (a
+	// MemFloor reads the objects the way kinformer's default lists them (a
 	// streaming list: a watch with sendInitialEvents, protobuf) up to the
 	// initial-events-end bookmark, and throws the bytes away.
 	MemFloor Side = "mem-floor"
 	// MemOurs is kinformer with default options: kube.NewFactory and
-	// kube.Informer[*corev1.Pod].
+	// kube.Informer of the kind's full type (*corev1.Pod for pods).
 	MemOurs Side = "mem-ours"
 	// MemOursNoMF is MemOurs with InformerOptions.Transform
 	// informer.DropManagedFields.
@@ -65,12 +66,12 @@ const relistTail = 3 * time.Second
 
 // MemResult is what a memory child reports.
 type MemResult struct {
-	// Objects is how many pods were synced (the floor: objects read).
+	// Objects is how many objects were synced (the floor: read).
 	Objects int `json:"objects"`
 	// Bytes is what the floor read from the wire (0 for the others).
 	Bytes int64 `json:"bytes,omitempty"`
 	// Millis and CPUSeconds are the wall and process CPU time from just
-	// before the client was built until the handler saw every pod.
+	// before the client was built until the handler saw every object.
 	Millis     float64 `json:"millis"`
 	CPUSeconds float64 `json:"cpuSeconds"`
 	// HeapBefore and HeapAfter are the live heap after a full GC before
@@ -80,7 +81,7 @@ type MemResult struct {
 	HeapAfter  uint64 `json:"heapAfter"`
 	// PeakRSSKB is VmHWM when the sync is done.
 	PeakRSSKB int64 `json:"peakRSSKB,omitempty"`
-	// Digest is every pod's key and resource version, hashed.
+	// Digest is every object's key and resource version, hashed.
 	Digest string `json:"digest"`
 	// Relist is set by a relist child.
 	Relist *RelistResult `json:"relist,omitempty"`
@@ -172,7 +173,7 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(syncTimeout(want)):
-		return fmt.Errorf("handler saw %d of %d pods after %v", seen.Load(), want, syncTimeout(want))
+		return fmt.Errorf("handler saw %d of %d %s after %v", seen.Load(), want, kind.name, syncTimeout(want))
 	}
 	watch.stop() // the sync is done: no more progress lines nor cap
 	res.Millis, res.CPUSeconds = sinceMillis(start), cpu().Seconds()
@@ -272,18 +273,21 @@ func startOurs[T cache.Object](ctx context.Context, f *kube.Factory, inf *inform
 	}
 	f.Start(ctx)
 	return memInformer{
-		keys: func() []string {
-			objs := inf.Cache().List()
-			keys := make([]string, len(objs))
-			for i, o := range objs {
-				keys[i] = objectKey(o)
-			}
-			return keys
-		},
+		keys:     func() []string { return cacheKeys(inf) },
 		lastRV:   inf.LastSyncResourceVersion,
 		listMode: func() string { return string(inf.Progress().Mode) },
 		stop:     f.Shutdown,
 	}, nil
+}
+
+// cacheKeys lists inf's cache as objectKey keys.
+func cacheKeys[T cache.Object](inf *informer.Shared[T]) []string {
+	objs := inf.Cache().List()
+	keys := make([]string, len(objs))
+	for i, o := range objs {
+		keys[i] = objectKey(o)
+	}
+	return keys
 }
 
 // objectKey is an object's namespace/name@resourceVersion.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -61,6 +62,9 @@ func TestFloorFindsTheInitialEventsEnd(t *testing.T) {
 		{"ADDED", pod, false, "ADDED"},
 		{"BOOKMARK", &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "8"}}, false, "BOOKMARK"},
 		{"BOOKMARK", bookmark, true, "BOOKMARK"},
+		// Any kind: the bookmark's metadata is its field 1.
+		{"BOOKMARK", &appsv1.ReplicaSet{ObjectMeta: bookmark.ObjectMeta}, true, "BOOKMARK"},
+		{"BOOKMARK", &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "8"}}, false, "BOOKMARK"},
 	} {
 		raw, err := runtime.Encode(protobuf.NewSerializer(scheme.Scheme, scheme.Scheme), tc.obj)
 		if err != nil {
@@ -78,7 +82,7 @@ func TestFloorFindsTheInitialEventsEnd(t *testing.T) {
 			continue
 		}
 		if end, err := initialEventsEnd(obj); err != nil || end != tc.end {
-			t.Errorf("%s rv %s: end %v, %v; want %v", tc.typ, tc.obj.(*corev1.Pod).ResourceVersion, end, err, tc.end)
+			t.Errorf("%s %T rv %s: end %v, %v; want %v", tc.typ, tc.obj, tc.obj.(metav1.Object).GetResourceVersion(), end, err, tc.end)
 		}
 	}
 	if _, _, err := watchEventFields([]byte{0x0a, 0x50, 'x'}); err == nil {

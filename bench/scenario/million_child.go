@@ -18,12 +18,12 @@ import (
 	"github.com/kinformer/kinformer/kube"
 )
 
-// What the million-pod scenario (controlplane_million.go) adds to the
-// memory children: a metadata-only side, progress lines while a long sync
-// runs, and a memory cap for the sides that cannot hold a million pods on
+// What the million scenario (controlplane_million.go) adds to the memory
+// children: a metadata-only side, progress lines while a long sync runs,
+// and a memory cap for the sides that cannot hold a million objects on
 // this machine.
 
-// MemOursMeta is kinformer's metadata-only informer of pods:
+// MemOursMeta is kinformer's metadata-only informer of the kind:
 // kube.Informer[*metav1.PartialObjectMetadata] of a factory with default
 // options (managedFields kept, as any metadata client receives them).
 const MemOursMeta Side = "mem-ours-meta"
@@ -44,8 +44,8 @@ const (
 )
 
 // syncTimeout is how long a child waits for a sync of n objects: 10
-// minutes, and 10 more per 100,000 objects past 100,000 (a million pods
-// from etcd take this machine minutes).
+// minutes, and 10 more per 100,000 objects past 100,000 (a million
+// objects from etcd take this machine minutes).
 func syncTimeout(n int) time.Duration {
 	return 10*time.Minute + time.Duration(max(n-100_000, 0)/100_000)*10*time.Minute
 }

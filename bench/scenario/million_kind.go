@@ -216,20 +216,9 @@ func startFull[T cache.Object](ctx context.Context, cfg *rest.Config, dropMF boo
 }
 
 // startViewOf starts kinformer's informer of the view V, with the
-// namespace index.
+// namespace index (startFull of V: a view has no managedFields to drop).
 func startViewOf[V cache.Object](ctx context.Context, cfg *rest.Config, added func()) (memInformer, error) {
-	f, err := kube.NewFactory(cfg, kube.FactoryOptions{})
-	if err != nil {
-		return memInformer{}, err
-	}
-	inf, _, err := kube.Informer(ctx, f, kube.InformerOptions[V]{
-		Indexers: cache.Indexers[V]{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc[V]},
-	})
-	if err != nil {
-		f.Shutdown()
-		return memInformer{}, err
-	}
-	return startOurs(ctx, f, inf, added)
+	return startFull[V](ctx, cfg, false, added)
 }
 
 // warmViewOf adds the view V's informer, with a checkpoint, to f.
@@ -241,15 +230,7 @@ func warmViewOf[V cache.Object](ctx context.Context, f *kube.Factory) (func(cont
 	if err != nil {
 		return nil, nil, err
 	}
-	keys := func() []string {
-		objs := inf.Cache().List()
-		keys := make([]string, len(objs))
-		for i, o := range objs {
-			keys[i] = objectKey(o)
-		}
-		return keys
-	}
-	return inf.WaitForCacheSync, keys, nil
+	return inf.WaitForCacheSync, func() []string { return cacheKeys(inf) }, nil
 }
 
 // millionKindNames lists the kinds' names, for flag help.

@@ -15,11 +15,13 @@ import (
 )
 
 // warm-restart-view-fresh-time of the million scenario: kinformer's view
-// informer (the kind's view: ReplicaSetView, PodView) with a checkpoint, restarted from a fresh one (the
-// server still has its version: the cache comes from the file and the
-// watch resumes) against the same process starting cold (no file). Each
-// run is a child process timed from the parent starting it until the
-// informer has synced, as in the warm-restart scenario.
+// informer of the scenario's kind (ReplicaSetView, PodView) with a
+// checkpoint, restarted from a fresh one (the server still has its
+// version: the cache comes from the file and the watch resumes) against
+// the same process starting cold (no file). Each run is a child process
+// timed from the parent starting it until the informer has synced, as in
+// the warm-restart scenario; the first cold run writes the checkpoint the
+// fresh runs start from.
 
 // Sides of warm-restart-view-fresh-time.
 const (
@@ -40,10 +42,9 @@ type warmViewResult struct {
 	Unsupported string `json:"unsupported,omitempty"`
 }
 
-// warmViewChild is a warm view child: the view informer of every object of
-// ChildKindEnv's kind with
-// a checkpoint in ChildCheckpointDirEnv, timed from ChildStartEnv until
-// synced. Its shutdown writes the checkpoint.
+// warmViewChild is a warm view child: the view informer of every object
+// of ChildKindEnv's kind with a checkpoint in ChildCheckpointDirEnv, timed
+// from ChildStartEnv until synced. Its shutdown writes the checkpoint.
 func warmViewChild(ctx context.Context, w io.Writer) error {
 	startNanos, err := strconv.ParseInt(os.Getenv(ChildStartEnv), 10, 64)
 	if err != nil {
@@ -115,10 +116,13 @@ func warmView(ctx context.Context, self []string, cl *cluster, pods int, opts Mi
 	// The first cold run writes the checkpoint the fresh runs start from,
 	// and counts as run 1's cold side (a sync of a million objects takes
 	// minutes).
+	if err := settle(ctx, opts.Settle); err != nil { // as before every other run
+		return nil, err
+	}
 	say("warm restart of the view: run 1 cold, which writes the checkpoint")
 	first, err := runWarmViewChild(ctx, self, WarmViewCold, cl, opts.kind, pods, fresh)
 	if err != nil {
-		return nil, fmt.Errorf("warm-restart-view: first checkpoint: %w", err)
+		return nil, fmt.Errorf("warm-restart-view (%s, run 1, writing the checkpoint): %w", WarmViewCold, err)
 	}
 	if first.Unsupported != "" {
 		say("warm-restart-view-fresh-time NOT MEASURED: this build refuses a view's checkpoint (%s)", first.Unsupported)

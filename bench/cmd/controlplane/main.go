@@ -85,7 +85,7 @@ func main() {
 
 func run(ctx context.Context) error {
 	var (
-		pods    = flag.Int("pods", 20_000, "pods to create and sync")
+		pods    = flag.Int("pods", 20_000, "pods to create and sync (with -million: objects of -million-kind)")
 		count   = flag.Int("count", 5, "runs per side, alternating which side goes first")
 		out     = flag.String("json", "results/controlplane.json", "write the results as JSON here (empty: do not write)")
 		kcfg    = flag.String("kubeconfig", "", "use this running cluster instead of starting a control plane")
@@ -262,14 +262,21 @@ func num(v float64) string {
 
 // writeJSON writes the reports to out; nothing when out is empty.
 func writeJSON(out string, pods int, reports []scenario.Report) error {
+	return writeJSONOf(out, pods, "", reports)
+}
+
+// writeJSONOf is writeJSON of a run on objects of kind (a resource, such
+// as "replicasets"), which the file names; pods is then their number.
+func writeJSONOf(out string, pods int, kind string, reports []scenario.Report) error {
 	if out == "" {
 		return nil
 	}
 	b, err := json.MarshalIndent(struct {
 		Time      time.Time         `json:"time"`
 		Pods      int               `json:"pods"`
+		Kind      string            `json:"kind,omitempty"`
 		Scenarios []scenario.Report `json:"scenarios"`
-	}{time.Now().UTC(), pods, reports}, "", "  ")
+	}{time.Now().UTC(), pods, kind, reports}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,9 @@ import (
 // The flags of -million (scenario.RunMillion), which make bench-million
 // runs.
 var (
-	million = flag.Bool("million", false, "run the million-pod scenario instead (-pods defaults to 1000000, -count to 3 then)")
+	million = flag.Bool("million", false, "run the million scenario instead, on objects of -million-kind (-pods defaults to 1000000, -count to 3 then)")
 	curve   = flag.String("million-curve", "10000,100000", "with -million: the smaller sizes measured on the way up, comma-separated (empty: none)")
-	capMB   = flag.Int("cap-mb", scenario.DefaultMillionCapMB, "with -million: the RSS in MB at which a side that cannot hold every pod is stopped")
+	capMB   = flag.Int("cap-mb", scenario.DefaultMillionCapMB, "with -million: the RSS in MB at which a side that cannot hold every object is stopped")
 	noWarm  = flag.Bool("million-no-warm", false, "with -million: leave out warm-restart-view-fresh-time")
 	kind    = flag.String("million-kind", "replicasets", "with -million: the objects, replicasets or pods (a million pods need about 33 GiB: the kube-apiserver keeps every pod itself)")
 )
@@ -43,7 +43,7 @@ func runMillion(ctx context.Context, pods, count int, settle time.Duration, out 
 		}
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v <= 0 {
-			return fmt.Errorf("-million-curve %q: want positive pod counts", *curve)
+			return fmt.Errorf("-million-curve %q: want positive object counts", *curve)
 		}
 		sizes = append(sizes, v)
 	}
@@ -56,5 +56,5 @@ func runMillion(ctx context.Context, pods, count int, settle time.Duration, out 
 	}
 	printReports(reports)
 	say("-million took %v", time.Since(start).Round(time.Second))
-	return writeJSON(out, n, reports)
+	return writeJSONOf(out, n, *kind, reports)
 }

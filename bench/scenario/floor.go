@@ -162,6 +162,17 @@ func protoFields(msg []byte, fn func(num uint64, b []byte)) error {
 	return nil
 }
 
+// protoField returns the bytes of msg's length-delimited field num (the
+// last, if repeated; nil if absent).
+func protoField(msg []byte, num uint64) (field []byte, err error) {
+	err = protoFields(msg, func(n uint64, b []byte) {
+		if n == num {
+			field = b
+		}
+	})
+	return field, err
+}
+
 // watchEventFields returns a metav1.WatchEvent's type (field 1) and the
 // raw bytes of its object (field 2, a RawExtension whose field 1 holds
 // them), without copying.
@@ -176,11 +187,7 @@ func watchEventFields(frame []byte) (typ, obj []byte, err error) {
 		}
 	})
 	if err == nil {
-		err = protoFields(ext, func(num uint64, b []byte) {
-			if num == 1 {
-				obj = b
-			}
-		})
+		obj, err = protoField(ext, 1)
 	}
 	return typ, obj, err
 }
@@ -193,19 +200,12 @@ func initialEventsEnd(obj []byte) (bool, error) {
 	if !ok {
 		return false, errFrame
 	}
-	var inner, meta []byte
-	if err := protoFields(raw, func(num uint64, b []byte) {
-		if num == 2 {
-			inner = b
-		}
-	}); err != nil {
+	inner, err := protoField(raw, 2)
+	if err != nil {
 		return false, err
 	}
-	if err := protoFields(inner, func(num uint64, b []byte) {
-		if num == 1 {
-			meta = b
-		}
-	}); err != nil {
+	meta, err := protoField(inner, 1)
+	if err != nil {
 		return false, err
 	}
 	var m metav1.ObjectMeta

@@ -118,11 +118,7 @@ func kindNamed(name string) (*millionKind, error) {
 			return k, nil
 		}
 	}
-	names := make([]string, len(millionKinds))
-	for i, k := range millionKinds {
-		names[i] = k.name
-	}
-	return nil, fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("unknown kind %q: want one of %s", name, millionKindNames())
 }
 
 // childKind is the kind of ChildKindEnv.
@@ -233,7 +229,7 @@ func warmViewOf[V cache.Object](ctx context.Context, f *kube.Factory) (func(cont
 	return inf.WaitForCacheSync, func() []string { return cacheKeys(inf) }, nil
 }
 
-// millionKindNames lists the kinds' names, for flag help.
+// millionKindNames lists the kinds' names, sorted.
 func millionKindNames() string {
 	var names []string
 	for _, k := range millionKinds {

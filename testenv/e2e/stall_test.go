@@ -186,9 +186,9 @@ func errorsMatching(errs *errorLog, target error) []error {
 }
 
 // A proxy that drops the bookmark ending a streaming list would hang an
-// informer forever; kinformer gives the stream up after
-// InitialEventsTimeout, lists in pages instead, syncs, and says so (an
-// error, and Progress's fallback count and reason).
+// informer forever; kinformer gives the stream up once it has been silent
+// (no initial event) for InitialEventsTimeout, lists in pages instead,
+// syncs, and says so (an error, and Progress's fallback count and reason).
 func TestStreamingListWithoutItsEndBookmarkFallsBackToPagedList(t *testing.T) {
 	ns := namespace(t, "dropbookmark")
 	if err := env.CreatePods(t.Context(), ns, 30, testenv.BulkOptions{}); err != nil {

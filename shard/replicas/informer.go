@@ -200,10 +200,10 @@ func (i *Informer[T]) AddHandler(h Handler[T]) (*Registration, error) {
 // handlers (or was removed already).
 func (i *Informer[T]) RemoveHandler(reg *Registration) error {
 	i.mu.Lock()
-	k := slices.IndexFunc(i.handlers, func(s *serial[T]) bool { return s.reg == reg })
-	if k < 0 {
+	k, err := i.handlerLocked(reg)
+	if err != nil {
 		i.mu.Unlock()
-		return fmt.Errorf("replicas: %s: RemoveHandler: %w", i.name, informer.ErrUnknownRegistration)
+		return err
 	}
 	s := i.handlers[k]
 	if !i.running || i.stopped { // no range to remove it from
@@ -213,7 +213,7 @@ func (i *Informer[T]) RemoveHandler(reg *Registration) error {
 		return nil
 	}
 	i.mu.Unlock()
-	err := i.do(context.Background(), request[T]{kind: reqRemoveHandler, reg: reg})
+	err = i.do(context.Background(), request[T]{kind: reqRemoveHandler, reg: reg})
 	if errors.Is(err, ErrNotRunning) { // stopped meanwhile: its ranges are gone
 		i.mu.Lock()
 		i.handlers = slices.DeleteFunc(i.handlers, func(x *serial[T]) bool { return x == s })
@@ -457,13 +457,23 @@ func (i *Informer[T]) addHandlerRunning(wg *sync.WaitGroup, h *serial[T]) error 
 	return nil
 }
 
+// handlerLocked returns the index of reg's handler in i.handlers, or an
+// error wrapping informer.ErrUnknownRegistration. i.mu is held.
+func (i *Informer[T]) handlerLocked(reg *Registration) (int, error) {
+	k := slices.IndexFunc(i.handlers, func(s *serial[T]) bool { return s.reg == reg })
+	if k < 0 {
+		return -1, fmt.Errorf("replicas: %s: RemoveHandler: %w", i.name, informer.ErrUnknownRegistration)
+	}
+	return k, nil
+}
+
 // removeHandlerRunning takes the handler of reg out of every range.
 func (i *Informer[T]) removeHandlerRunning(reg *Registration) error {
 	i.mu.Lock()
-	k := slices.IndexFunc(i.handlers, func(s *serial[T]) bool { return s.reg == reg })
-	if k < 0 {
+	k, err := i.handlerLocked(reg)
+	if err != nil {
 		i.mu.Unlock()
-		return fmt.Errorf("replicas: %s: RemoveHandler: %w", i.name, informer.ErrUnknownRegistration)
+		return err
 	}
 	h := i.handlers[k]
 	i.handlers = slices.Delete(i.handlers, k, k+1)

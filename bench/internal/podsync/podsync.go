@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,15 +48,7 @@ func Digest(pods []*corev1.Pod) string {
 	for i, p := range pods {
 		entries[i] = entry{p.Namespace + "/" + p.Name, p.ResourceVersion, p.Generation}
 	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
 	h := sha256.New()
 	var buf [8]byte
 	for _, e := range entries {

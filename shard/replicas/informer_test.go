@@ -526,6 +526,9 @@ func TestRemoveHandlerStopsItsCallsAndRefusesForeignRegistrations(t *testing.T) 
 		if _, err := w.src.Create(newCM("late")); err != nil {
 			t.Fatal(err)
 		}
+		// The add is delivered before the release: if "late" falls in the half
+		// being released, releasing first would take it away unannounced.
+		synctest.Wait()
 		if err := inf.SetRanges(t.Context(), halves[:1]); err != nil { // a release too
 			t.Fatal(err)
 		}

@@ -70,10 +70,19 @@ type MillionOptions struct {
 	// Kind names the objects (a millionKind: "replicasets", the default,
 	// or "pods", which needs a machine with about 33 GiB for a million).
 	Kind string
+	// Sides, when set, are the only sides run (names as in the lines:
+	// floor, view, metadata, full, clientgo, clientgo-nomf); a line
+	// that needs a side left out is left out, except million-rss-view,
+	// then against its absolute bound. Default every side.
+	Sides []string
+	// ProfileDir, when set, makes every memory child write its
+	// allocation profiles there (writeAllocsProfile).
+	ProfileDir string
 	// Progress, when set, receives progress lines.
 	Progress func(format string, args ...any)
 
-	kind *millionKind // Kind's
+	kind  *millionKind // Kind's
+	sides []Side       // Sides'
 }
 
 // DefaultMillionCapMB is MillionOptions.CapMB's default: room for the
@@ -84,6 +93,26 @@ const DefaultMillionCapMB = 4096
 // millionSides are the sides at every size, in the order of odd runs.
 func millionSides() []Side {
 	return []Side{MemFloor, MemOursView, MemOursMeta, MemOurs, MemClientGo, MemClientGoNoMF}
+}
+
+// millionSidesNamed returns the sides of names, in millionSides' order
+// (every side when names is empty).
+func millionSidesNamed(names []string) ([]Side, error) {
+	if len(names) == 0 {
+		return millionSides(), nil
+	}
+	var sides []Side
+	for _, side := range millionSides() {
+		if slices.Contains(names, millionSideName[side]) {
+			sides = append(sides, side)
+		}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(sides, func(s Side) bool { return millionSideName[s] == n }) {
+			return nil, fmt.Errorf("million: unknown side %q (want floor, view, metadata, full, clientgo or clientgo-nomf)", n)
+		}
+	}
+	return sides, nil
 }
 
 // millionSideName is a side's name in the lines.
@@ -209,6 +238,9 @@ func RunMillion(ctx context.Context, opts MillionOptions) ([]Report, error) {
 		return nil, err
 	}
 	opts.kind = kind
+	if opts.sides, err = millionSidesNamed(opts.Sides); err != nil {
+		return nil, err
+	}
 	pods := opts.Pods
 	defaults(&pods, &opts.Count, 3, &opts.Settle)
 	say := sayFunc(opts.Progress).orNothing()
@@ -253,7 +285,9 @@ func RunMillion(ctx context.Context, opts MillionOptions) ([]Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		reports = append(reports, curveReports(runs, n)...)
+		if len(runs[MemOursView]) > 0 && len(runs[MemClientGo]) > 0 {
+			reports = append(reports, curveReports(runs, n)...)
+		}
 		if top {
 			reports = append(reports, millionReports(runs, opts.CapMB)...)
 		}
@@ -279,11 +313,12 @@ func runMillionSides(ctx context.Context, self []string, cl *cluster, n int, top
 	var floorBytes int64 // what the floor read, once it ran
 	label := fmt.Sprintf("%d %s", n, opts.kind.name)
 	for i := range opts.Count {
-		for _, side := range alternating(i, millionSides()) {
+		for _, side := range alternating(i, opts.sides) {
 			if err := settle(ctx, opts.Settle); err != nil {
 				return nil, err
 			}
-			env := childEnv(ChildCapMBEnv, strconv.Itoa(opts.CapMB), ChildProgressEnv, "10s", ChildKindEnv, opts.kind.name)
+			env := childEnv(ChildCapMBEnv, strconv.Itoa(opts.CapMB), ChildProgressEnv, "10s", ChildKindEnv, opts.kind.name,
+				ChildProfileEnv, opts.ProfileDir)
 			if floorBytes > 0 && side != MemOursMeta { // the same request as the floor's
 				env = append(env, childEnv(ChildExpectBytesEnv, strconv.FormatInt(floorBytes, 10))...)
 			}
@@ -323,12 +358,12 @@ func runMillionSides(ctx context.Context, self []string, cl *cluster, n int, top
 			if res.Capped {
 				state = fmt.Sprintf("STOPPED at the %d MB cap with %d of %d", opts.CapMB, res.Objects, n)
 			}
-			say("%s run %d %-17s %s  %8.0f ms  CPU %6.2f s  heap %7.0f B/obj  peak RSS %7.1f MB",
-				label, i+1, side, state, res.Millis, res.CPUSeconds, res.HeapPerObject(), float64(res.PeakRSSKB)/1024)
+			say("%s run %d %-17s %s  %8.0f ms  CPU %6.2f s  heap %7.0f B/obj  allocated %7.0f B/obj  peak RSS %7.1f MB",
+				label, i+1, side, state, res.Millis, res.CPUSeconds, res.HeapPerObject(), res.AllocPerObject(), float64(res.PeakRSSKB)/1024)
 			if rl := res.Relist; rl != nil {
-				say("%s run %d %s relist %6.0f ms %-9s  live heap %6.1f -> %6.1f MB (%.2fx)  RSS %6.1f -> %6.1f MB (%.2fx, %s)",
+				say("%s run %d %s relist %6.0f ms %-9s  live heap %6.1f -> %6.1f MB (%.2fx)  RSS %6.1f -> %6.1f MB (%.2fx, %s)  allocated %5.0f B/obj",
 					label, i+1, side, rl.Millis, rl.Mode, mb(rl.SteadyHeap), mb(rl.PeakHeap), rl.heapRatio(),
-					float64(rl.SteadyRSSKB)/1024, float64(rl.PeakRSSKB)/1024, rl.rssRatio(), rl.RSSMethod)
+					float64(rl.SteadyRSSKB)/1024, float64(rl.PeakRSSKB)/1024, rl.rssRatio(), rl.RSSMethod, rl.AllocPerObject())
 			}
 			if side == MemFloor {
 				floorBytes = res.Bytes
@@ -399,25 +434,35 @@ func millionReports(runs memoryRuns, capMB int) []Report {
 	for _, r := range runs[MemFloor] {
 		want = max(want, r.Objects)
 	}
+	ran := func(sides ...Side) bool {
+		for _, s := range sides {
+			if len(runs[s]) == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	var reports []Report
 	cgNote := runs.cappedNote(MemClientGo, want, capMB)
-	heap := pairReport("million-heap-per-object-view", "B/object", projectedTarget,
-		runs.values(MemOursView, heapPerPod), runs.values(MemClientGo, heapPerPod))
-	heap.Note = "ours= kinformer's view, clientgo= client-go full"
-	if cgNote != "" {
-		heap.Note += "; " + cgNote + " (its heap per object is over the objects it had)"
+	if ran(MemOursView, MemClientGo) {
+		heap := pairReport("million-heap-per-object-view", "B/object", projectedTarget,
+			runs.values(MemOursView, heapPerPod), runs.values(MemClientGo, heapPerPod))
+		heap.Note = "ours= kinformer's view, clientgo= client-go full"
+		if cgNote != "" {
+			heap.Note += "; " + cgNote + " (its heap per object is over the objects it had)"
+		}
+		reports = append(reports, runs.withCPU(heap, MemOursView, MemClientGo))
 	}
-	rss := pairReport("million-rss-view", "MB", 0, runs.values(MemOursView, peakRSSMBOf), runs.values(MemClientGo, peakRSSMBOf))
-	rss.Target = Target{Op: AtMost, Value: viewRSSLimitMB}.String() + "MB"
-	rss.Met = rss.Ours.Median <= viewRSSLimitMB
-	rss.Note = fmt.Sprintf("the target is absolute: the view's peak RSS at most %d MB; ratio= is to client-go full", viewRSSLimitMB)
-	if cgNote != "" {
-		rss.Note += "; " + cgNote + " (so the ratio is an upper bound)"
+	if ran(MemOursView) {
+		reports = append(reports, rssViewReport(runs, cgNote))
 	}
-	reports := []Report{runs.withCPU(heap, MemOursView, MemClientGo), runs.withCPU(rss, MemOursView, MemClientGo)}
 	millis := func(r MemResult) float64 { return r.Millis }
 	cpu := func(r MemResult) float64 { return r.CPUSeconds }
-	floorMB := Summarize(runs.values(MemFloor, func(r MemResult) float64 { return float64(r.Bytes) / 1e6 }))
 	for _, side := range millionSides()[1:] {
+		if !ran(side, MemFloor) {
+			continue
+		}
+		floorMB := Summarize(runs.values(MemFloor, func(r MemResult) float64 { return float64(r.Bytes) / 1e6 }))
 		name := millionSideName[side]
 		note := runs.cappedNote(side, want, capMB)
 		t := pairReport("million-sync-time-"+name, "ms", 1.3, runs.values(side, millis), runs.values(MemFloor, millis))
@@ -449,13 +494,41 @@ func millionReports(runs memoryRuns, capMB int) []Report {
 		r.Ratio = r.Ours.Median
 		r.Met = r.Ratio <= relistTarget
 		r.Detail = map[string]Summary{
-			"steady-rss-mb": Summarize(relist(func(r *RelistResult) float64 { return float64(r.SteadyRSSKB) / 1024 })),
-			"peak-rss-mb":   Summarize(relist(func(r *RelistResult) float64 { return float64(r.PeakRSSKB) / 1024 })),
-			"relist-ms":     Summarize(relist(func(r *RelistResult) float64 { return r.Millis })),
+			"steady-rss-mb":      Summarize(relist(func(r *RelistResult) float64 { return float64(r.SteadyRSSKB) / 1024 })),
+			"peak-rss-mb":        Summarize(relist(func(r *RelistResult) float64 { return float64(r.PeakRSSKB) / 1024 })),
+			"relist-ms":          Summarize(relist(func(r *RelistResult) float64 { return r.Millis })),
+			"alloc-b-per-object": Summarize(relist((*RelistResult).AllocPerObject)),
 		}
 		reports = append(reports, r)
 	}
 	return reports
+}
+
+// rssViewReport is million-rss-view: the view's peak RSS against its
+// absolute bound, its ratio to client-go full's when client-go ran
+// (cgNote: client-go's runs stopped at the cap), else to the bound.
+func rssViewReport(runs memoryRuns, cgNote string) Report {
+	view := runs.values(MemOursView, peakRSSMBOf)
+	note := fmt.Sprintf("the target is absolute: the view's peak RSS at most %d MB; ", viewRSSLimitMB)
+	var rss Report
+	if len(runs[MemClientGo]) > 0 {
+		rss = runs.withCPU(pairReport("million-rss-view", "MB", 0, view, runs.values(MemClientGo, peakRSSMBOf)), MemOursView, MemClientGo)
+		note += "ratio= is to client-go full"
+		if cgNote != "" {
+			note += "; " + cgNote + " (so the ratio is an upper bound)"
+		}
+	} else {
+		rss = pairReport("million-rss-view", "MB", 0, view, []float64{viewRSSLimitMB})
+		note += "client-go did not run (MillionOptions.Sides): clientgo= and ratio= are the bound's"
+	}
+	rss.Target = Target{Op: AtMost, Value: viewRSSLimitMB}.String() + "MB"
+	rss.Met = rss.Ours.Median <= viewRSSLimitMB
+	rss.Note = note
+	rss.Detail = map[string]Summary{
+		"alloc-b-per-object": Summarize(runs.values(MemOursView, MemResult.AllocPerObject)),
+		"heap-b-per-object":  Summarize(runs.values(MemOursView, heapPerPod)),
+	}
+	return rss
 }
 
 // availWatch samples MemAvailable every second and keeps the lowest.

@@ -3,11 +3,14 @@ package scenario
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -81,6 +84,9 @@ type MemResult struct {
 	HeapAfter  uint64 `json:"heapAfter"`
 	// PeakRSSKB is VmHWM when the sync is done.
 	PeakRSSKB int64 `json:"peakRSSKB,omitempty"`
+	// AllocBytes is what the sync allocated on the heap, kept or garbage
+	// (/gc/heap/allocs:bytes over the same span as Millis).
+	AllocBytes uint64 `json:"allocBytes,omitempty"`
 	// Digest is every object's key and resource version, hashed.
 	Digest string `json:"digest"`
 	// Relist is set by a relist child.
@@ -94,6 +100,14 @@ type MemResult struct {
 	// ObjectsFromBytes says that a capped child's Objects is estimated
 	// from the bytes it read (against the floor's bytes for all of them).
 	ObjectsFromBytes bool `json:"objectsFromBytes,omitempty"`
+}
+
+// AllocPerObject is the heap allocated per synced object.
+func (r MemResult) AllocPerObject() float64 {
+	if r.Objects == 0 {
+		return 0
+	}
+	return float64(r.AllocBytes) / float64(r.Objects)
 }
 
 // HeapPerObject is the heap retained per synced object.
@@ -131,6 +145,7 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 	}
 	var res MemResult
 	res.HeapBefore = liveHeap()
+	allocs := readHeapAllocs()
 	cpu := CPUTimer()
 	start := time.Now()
 	watch, err := startCapWatch(side, want, start)
@@ -145,6 +160,7 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 			return err
 		}
 		res.Millis, res.CPUSeconds = sinceMillis(start), cpu().Seconds()
+		res.AllocBytes = readHeapAllocs() - allocs
 		res.Objects, res.Bytes = n, bytes
 		res.HeapAfter = liveHeap()
 		res.PeakRSSKB, _ = readStatusKB("/proc/self/status", "VmHWM")
@@ -177,12 +193,19 @@ func memoryChild(ctx context.Context, side Side, w io.Writer) error {
 	}
 	watch.stop() // the sync is done: no more progress lines nor cap
 	res.Millis, res.CPUSeconds = sinceMillis(start), cpu().Seconds()
+	res.AllocBytes = readHeapAllocs() - allocs
+	if err := writeAllocsProfile(side, "sync"); err != nil {
+		return err
+	}
 	res.HeapAfter = liveHeap()
 	res.PeakRSSKB, _ = readStatusKB("/proc/self/status", "VmHWM")
 	keys := inf.keys()
 	res.Objects, res.Digest = len(keys), keysDigest(keys)
 	if os.Getenv(ChildRelistEnv) == "true" {
 		if res.Relist, err = relistChild(ctx, inf, want, w); err != nil {
+			return err
+		}
+		if err := writeAllocsProfile(side, "relist"); err != nil {
 			return err
 		}
 	}
@@ -328,6 +351,36 @@ type RelistResult struct {
 	// Mode is how kinformer's relist filled the store (streaming or
 	// paged); empty for client-go.
 	Mode string `json:"mode,omitempty"`
+	// AllocBytes is what the process allocated on the heap from the
+	// go-ahead until the sampling ended (relistTail after the version
+	// moved): the relist's garbage and what it kept.
+	AllocBytes uint64 `json:"allocBytes,omitempty"`
+}
+
+// AllocPerObject is the heap allocated per object of the relist.
+func (r *RelistResult) AllocPerObject() float64 {
+	if r.Objects == 0 {
+		return 0
+	}
+	return float64(r.AllocBytes) / float64(r.Objects)
+}
+
+// writeAllocsProfile writes the allocation profile (every allocation
+// since the process started, sampled) to allocs-SIDE-PHASE.prof in the
+// ChildProfileEnv directory, when set: the relist's own allocations are
+// its profile with the sync's as the base (go tool pprof -sample_index
+// alloc_space -base allocs-SIDE-sync.prof allocs-SIDE-relist.prof).
+func writeAllocsProfile(side Side, phase string) error {
+	dir := os.Getenv(ChildProfileEnv)
+	if dir == "" {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(dir, "allocs-"+string(side)+"-"+phase+".prof"))
+	if err != nil {
+		return err
+	}
+	err = pprof.Lookup("allocs").WriteTo(f, 0)
+	return errors.Join(err, f.Close())
 }
 
 // relistChild measures the steady state of a synced informer, prints
@@ -344,6 +397,7 @@ func relistChild(ctx context.Context, inf memInformer, want int, w io.Writer) (*
 		res.RSSMethod = "clear_refs"
 	}
 	steadyRV := inf.lastRV()
+	allocs := readHeapAllocs()
 	s := startSampler(5 * time.Millisecond)
 	if _, err := fmt.Fprintln(w, relistReady); err != nil {
 		s.stop()
@@ -372,6 +426,7 @@ func relistChild(ctx context.Context, inf memInformer, want int, w io.Writer) (*
 		return nil, ctx.Err()
 	}
 	peak := s.stop()
+	res.AllocBytes = readHeapAllocs() - allocs
 	res.PeakHeap, res.PeakRSSKB = peak.heapLive, peak.rssKB
 	if res.RSSMethod == "clear_refs" {
 		if hwm, ok := readStatusKB("/proc/self/status", "VmHWM"); ok {

@@ -27,6 +27,18 @@ func readHeapLive() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// readHeapAllocs returns the bytes allocated on the heap since the
+// process started (/gc/heap/allocs:bytes): the difference over a phase
+// is what it allocated, retained or garbage.
+func readHeapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
 // readStatusKB reads a field given in kB (VmHWM, VmRSS) from a
 // /proc/PID/status file.
 func readStatusKB(path, field string) (int64, bool) {

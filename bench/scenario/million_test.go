@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -119,6 +120,44 @@ func TestMillionReportsSayWhichSidesDidNotFit(t *testing.T) {
 		if _, ok := byName[name]; !ok {
 			t.Errorf("no %s line", name)
 		}
+	}
+}
+
+func TestMillionReportsOfTheViewAloneLeaveOutTheOtherSidesLines(t *testing.T) {
+	runs := memoryRuns{}
+	for range 3 {
+		view := MemResult{Objects: 1000, Millis: 120, CPUSeconds: 0.1, HeapAfter: 900_000, PeakRSSKB: 1200 << 10, AllocBytes: 2_000_000}
+		view.Relist = &RelistResult{SteadyRSSKB: 800 << 10, PeakRSSKB: 1100 << 10, Objects: 1000, AllocBytes: 300_000}
+		runs[MemOursView] = append(runs[MemOursView], view)
+	}
+	var names []string
+	byName := map[string]Report{}
+	for _, r := range millionReports(runs, 4096) {
+		names = append(names, r.Name)
+		byName[r.Name] = r
+	}
+	if want := []string{"million-rss-view", "million-relist-peak-view"}; !slices.Equal(names, want) {
+		t.Fatalf("lines %v, want %v", names, want)
+	}
+	rss := byName["million-rss-view"]
+	if rss.ClientGo.Median != viewRSSLimitMB || rss.Ratio != 1.2 || rss.Met || rss.Detail["alloc-b-per-object"].Median != 2000 {
+		t.Errorf("million-rss-view = %+v, want 1200 MB against the 1000 MB bound (1.2, missed), 2000 B allocated per object", rss)
+	}
+	if relist := byName["million-relist-peak-view"]; relist.Detail["alloc-b-per-object"].Median != 300 || relist.Met {
+		t.Errorf("million-relist-peak-view = %+v, want 300 B allocated per object, missed (1.375)", relist)
+	}
+}
+
+func TestMillionSidesNamedKeepsTheScenarioOrder(t *testing.T) {
+	got, err := millionSidesNamed([]string{"view", "floor"})
+	if err != nil || !slices.Equal(got, []Side{MemFloor, MemOursView}) {
+		t.Errorf("millionSidesNamed(view, floor) = %v, %v; want floor, view", got, err)
+	}
+	if _, err := millionSidesNamed([]string{"views"}); err == nil || !strings.Contains(err.Error(), `"views"`) {
+		t.Errorf("millionSidesNamed(views) error %v, want one naming it", err)
+	}
+	if all, err := millionSidesNamed(nil); err != nil || len(all) != len(millionSides()) {
+		t.Errorf("millionSidesNamed(nil) = %v, %v; want every side", all, err)
 	}
 }
 

@@ -90,7 +90,7 @@ func run(ctx context.Context) error {
 		out     = flag.String("json", "results/controlplane.json", "write the results as JSON here (empty: do not write)")
 		kcfg    = flag.String("kubeconfig", "", "use this running cluster instead of starting a control plane")
 		keep    = flag.Bool("keep", false, "after the runs, keep the control plane until interrupted (print its kubeconfig)")
-		prof    = flag.String("profile", "", "make each child write cpu-SIDE.prof and heap-SIDE.prof in this directory")
+		prof    = flag.String("profile", "", "make each child write cpu-SIDE.prof and heap-SIDE.prof in this directory (with -million: allocs-SIDE-sync.prof and, after a relist, allocs-SIDE-relist.prof)")
 		settle  = flag.Duration("settle", scenario.DefaultSettle, "pause before each run, so the server has finished with the previous one (negative: none)")
 		cliOnly = flag.Bool("cli-only", false, "run only the second pair: `kinformer get pods -A -o name` against the library's metadata informer")
 		// Sharding scenarios (scenario.RunShard).
@@ -120,7 +120,7 @@ func run(ctx context.Context) error {
 		return runCLI100k(ctx, *pods, *count, *settle, *keep, dest("results/cli-100k.json"), say) // cli100k.go
 	}
 	if *million {
-		return runMillion(ctx, *pods, *count, *settle, dest("results/controlplane-million.json"), say)
+		return runMillion(ctx, *pods, *count, *settle, *prof, dest("results/controlplane-million.json"), say)
 	}
 	if *outage {
 		n := 0

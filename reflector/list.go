@@ -233,7 +233,13 @@ func (r *Reflector[T]) streamList(ctx context.Context) (_ listwatch.Watch[T], ti
 				guard.seen()
 			}
 			r.progress.object(ev.Bytes)
-			key, err := validKey(r.keyFunc, ev.Object)
+			var key string // what update and delete need; an add only needs it valid
+			var err error
+			if ev.Type == listwatch.Added {
+				err = r.checkKey(ev.Object)
+			} else {
+				key, err = validKey(r.keyFunc, ev.Object)
+			}
 			if err != nil {
 				r.m.Skipped.Inc()
 				r.report(listwatch.PhaseWatchStream, fmt.Errorf("streaming list: skipping %s of %s: key: %w",

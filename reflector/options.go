@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -212,6 +213,28 @@ func validKey[T cache.Object](keyFunc cache.KeyFunc[T], obj T) (string, error) {
 		return "", ErrNilObject
 	}
 	return keyFunc(obj)
+}
+
+// checkKey returns the error validKey would return for obj, without
+// building the key when the key function is the default and obj's name
+// and namespace are ones it accepts: a streaming list checks every added
+// object, and only needs the key of a change (the store keys each object
+// itself), so a key built per listed object would be garbage.
+func (r *Reflector[T]) checkKey(obj T) error {
+	if isNil(obj) {
+		return ErrNilObject
+	}
+	if r.defaultKey && plainName(obj.GetNamespace(), obj.GetName()) {
+		return nil
+	}
+	_, err := r.keyFunc(obj)
+	return err
+}
+
+// plainName reports whether cache.MetaNamespaceKey accepts an object with
+// this namespace and name: a name, and no '/' in either.
+func plainName(namespace, name string) bool {
+	return name != "" && strings.IndexByte(name, '/') < 0 && strings.IndexByte(namespace, '/') < 0
 }
 
 // isNil is the one nil check of kinformer (objutil.IsNil): a nil object,

@@ -83,14 +83,17 @@ import (
 // Every failure reaches Options.ErrorHandler, wrapped in a
 // *listwatch.PhaseError naming the phase.
 type Reflector[T cache.Object] struct {
-	name      string
-	src       listwatch.ListerWatcher[T]
-	store     cache.Writer[T]
-	keyFunc   cache.KeyFunc[T]
-	pageSize  int64
-	streaming StreamingMode
-	minWatch  time.Duration
-	maxWatch  time.Duration
+	name    string
+	src     listwatch.ListerWatcher[T]
+	store   cache.Writer[T]
+	keyFunc cache.KeyFunc[T]
+	// defaultKey: keyFunc is cache.MetaNamespaceKey, Options.KeyFunc
+	// being nil (checkKey).
+	defaultKey bool
+	pageSize   int64
+	streaming  StreamingMode
+	minWatch   time.Duration
+	maxWatch   time.Duration
 	// initialEvents bounds a streaming list's silence (<0: never);
 	// bookmarks is the source's bookmark interval.
 	initialEvents time.Duration
@@ -159,7 +162,7 @@ func New[T cache.Object](opts Options[T]) (*Reflector[T], error) {
 		r.name = "reflector"
 	}
 	if r.keyFunc == nil {
-		r.keyFunc = cache.MetaNamespaceKey[T]
+		r.keyFunc, r.defaultKey = cache.MetaNamespaceKey[T], true
 	}
 	if r.minWatch <= 0 {
 		r.minWatch = DefaultMinWatchTimeout

@@ -19,6 +19,11 @@ type relist[T cache.Object] struct {
 	items   []T                    // gathered, without a session
 	applied int                    // items applied through the session
 	skipped int                    // of which the store skipped
+	// one holds the object addOne hands the session: a streaming list
+	// applies its objects one event at a time, and a slice made per
+	// event would be garbage per listed object (a session keeps no
+	// slice it is given).
+	one [1]T
 }
 
 // beginRelist starts applying a list.
@@ -58,7 +63,11 @@ func (l *relist[T]) addOne(obj T) error {
 		l.items = append(l.items, obj)
 		return nil
 	}
-	return l.add([]T{obj})
+	l.one[0] = obj
+	err := l.add(l.one[:])
+	var zero T
+	l.one[0] = zero
+	return err
 }
 
 // update takes a listed object that may replace one listed before under

@@ -1,9 +1,12 @@
 package reflector_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
 	"github.com/kinformer/kinformer/reflector"
@@ -110,4 +113,40 @@ func TestReflectorListsLatestAfterStreamingVersionTooLarge(t *testing.T) {
 		}
 		h.converged()
 	})
+}
+
+func TestReflectorSkipsAStreamedObjectItCannotKey(t *testing.T) {
+	errBad := errors.New("no key for b")
+	for _, tc := range []struct {
+		name    string
+		keyFunc func(obj) (string, error)
+		bad     string // the object's name
+		want    error
+	}{
+		{"default key", nil, "x/y", cache.ErrInvalidObject},
+		{"own key", func(o obj) (string, error) {
+			if o.Name == "b" {
+				return "", errBad
+			}
+			return key(o), nil
+		}, "b", errBad},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := reflector.Options[obj]{KeyFunc: tc.keyFunc}
+			// Incremental: the relist's adds go through a session one by one.
+			runIncremental(t, fake.Options[obj]{}, opts, func(h *harness) { h.create("a") }, func(h *harness) {
+				h.converged()
+				h.create(tc.bad, "c")
+				h.src.SendError(listwatch.ErrExpired)
+				h.pass(time.Minute)
+				if got := h.store.snapshot(); strings.Contains(got, tc.bad) || !strings.Contains(got, "ns/a@") || !strings.Contains(got, "ns/c@") {
+					t.Fatalf("store %q, want a and c without %q", got, tc.bad)
+				}
+				errs := h.errs.find(listwatch.PhaseWatchStream, tc.want)
+				if len(errs) == 0 || !strings.Contains(errs[0].Error(), "skipping ADDED of ns/"+tc.bad+": key") {
+					t.Fatalf("errors %v, want the add of %s skipped for its key", h.errs.errs, tc.bad)
+				}
+			})
+		})
+	}
 }

@@ -1,16 +1,14 @@
 package intern
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Pod specs are where most of a pod's repeated strings live (images,
 // container and volume names, mount paths), so the interner knows them,
-// and the workload types that embed one. Other types get only their
-// ObjectMeta interned.
+// and the workload types that embed one (see workload.go). Other types get
+// only their ObjectMeta interned.
 
 // typed interns the type-specific parts of obj.
 func (in *Interner) typed(obj any) {
@@ -20,16 +18,10 @@ func (in *Interner) typed(obj any) {
 		in.podStatus(&o.Status)
 	case *corev1.PodTemplate:
 		in.podSpec(&o.Template.Spec)
-	case *appsv1.Deployment:
-		in.podSpec(&o.Spec.Template.Spec)
-	case *appsv1.ReplicaSet:
-		in.podSpec(&o.Spec.Template.Spec)
-	case *appsv1.StatefulSet:
-		in.podSpec(&o.Spec.Template.Spec)
-	case *appsv1.DaemonSet:
-		in.podSpec(&o.Spec.Template.Spec)
-	case *batchv1.Job:
-		in.podSpec(&o.Spec.Template.Spec)
+	default:
+		if s := workloadPodSpec(obj); s != nil {
+			in.podSpec(s)
+		}
 	}
 }
 

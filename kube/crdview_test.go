@@ -82,7 +82,7 @@ func TestDynamicViewDecodesCustomResourcesIntoTheView(t *testing.T) {
 		t.Fatalf("page %+v", page)
 	}
 	a := page.Items[0]
-	if a.Name != "a" || a.Namespace != "ns" || a.UID != "u-a" || a.ResourceVersion != "5" || a.Labels["app"] != "x" ||
+	if a.Name != "a" || a.Namespace != "ns" || a.UID != "u-a" || a.ResourceVersion != "5" || a.Labels.Get("app") != "x" ||
 		a.Size != 3 || a.Color != "red" || a.Tags["t"] != "1" || !a.Ready || a.Extra != "yes" {
 		t.Errorf("widget a: %+v", a)
 	}

@@ -38,7 +38,9 @@
 // key reads that entry ("metadata.labels.app"). A nested struct, or a
 // slice of them, is a view of the object at its path, its own paths
 // relative to it; an embedded struct without a tag (ViewOf, ViewMeta) is
-// read from the object's root. Every exported field needs a tag
+// read from the object's root. A map of strings may be held as Labels,
+// sorted pairs in about half a map's memory (ViewMeta.Labels is one).
+// Every exported field needs a tag
 // (`kube:"-"` leaves one alone); unexported fields are not touched. A view
 // is checked against its resource before anything is made: a path that
 // does not exist, or a field that cannot hold what is there, is an error

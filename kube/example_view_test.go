@@ -7,6 +7,7 @@ import (
 	"log"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 
 	"github.com/kinformer/kinformer/informer"
@@ -124,4 +125,16 @@ func ExampleInformer_customResourceView() {
 			fmt.Println(w.Name, w.Size, w.Ready)
 		}
 	}
+}
+
+// A view holds its labels as kube.Labels: sorted pairs read with Get,
+// matched by selectors as they are.
+func ExampleLabels() {
+	l := kube.LabelsOf(map[string]string{"tier": "front", "app": "web"})
+	sel, err := labels.Parse("app=web,tier in (front, back)")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(l.Get("app"), l.Has("owner"), sel.Matches(l), l)
+	// Output: web false true app=web,tier=front
 }

@@ -43,7 +43,7 @@ type otherPodView struct {
 func projectTestPod(p *corev1.Pod) *testPodView {
 	v := &testPodView{ViewOf: ViewOf[*corev1.Pod]{ViewMeta: ViewMeta{Name: p.Name, Namespace: p.Namespace, UID: p.UID,
 		ResourceVersion: p.ResourceVersion, Generation: p.Generation, DeletionTimestamp: p.DeletionTimestamp,
-		Labels: p.Labels, OwnerReferences: p.OwnerReferences}}, NodeName: p.Spec.NodeName, Phase: p.Status.Phase}
+		Labels: LabelsOf(p.Labels), OwnerReferences: p.OwnerReferences}}, NodeName: p.Spec.NodeName, Phase: p.Status.Phase}
 	for _, c := range p.Spec.Containers {
 		v.Containers = append(v.Containers, struct {
 			Name  string `kube:"name"`

@@ -73,8 +73,9 @@ func (v *View[F]) SetGeneration(g int64) { v.Generation = g }
 // SetDeletionTimestamp sets metadata.deletionTimestamp.
 func (v *View[F]) SetDeletionTimestamp(t *metav1.Time) { v.DeletionTimestamp = t }
 
-// SetLabels sets metadata.labels.
-func (v *View[F]) SetLabels(l map[string]string) { v.Labels = l }
+// SetLabels sets metadata.labels (a copy of l: the view holds them as
+// kube.Labels).
+func (v *View[F]) SetLabels(l map[string]string) { v.Labels = kube.LabelsOf(l) }
 
 // SetOwnerReferences sets metadata.ownerReferences.
 func (v *View[F]) SetOwnerReferences(r []metav1.OwnerReference) { v.OwnerReferences = r }

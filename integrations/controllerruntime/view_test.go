@@ -84,15 +84,16 @@ func (v *typoView) DeepCopyObject() runtime.Object { return DeepCopy(v) }
 func TestDeepCopyView(t *testing.T) {
 	v := &testPodView{NodeName: "n1", Containers: []testContainerView{{Name: "a"}},
 		Limits: map[string]string{"cpu": "1"}, Owner: &metav1.OwnerReference{Name: "rs"}}
-	v.Name, v.Labels = "p", map[string]string{"app": "web"}
+	v.Name, v.Labels = "p", kube.LabelsOf(map[string]string{"app": "web"})
 	v.DeletionTimestamp = &metav1.Time{}
 	v.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "testPodView"})
 	c := v.DeepCopyObject().(*testPodView)
 	if fmt.Sprint(*c) != fmt.Sprint(*v) {
 		t.Fatalf("copy differs:\n%+v\n%+v", *c, *v)
 	}
-	c.Containers[0].Name, c.Limits["cpu"], c.Owner.Name, c.Labels["app"] = "b", "2", "other", "db"
-	if v.Containers[0].Name != "a" || v.Limits["cpu"] != "1" || v.Owner.Name != "rs" || v.Labels["app"] != "web" {
+	c.Containers[0].Name, c.Limits["cpu"], c.Owner.Name = "b", "2", "other"
+	c.SetLabels(map[string]string{"app": "db"})
+	if v.Containers[0].Name != "a" || v.Limits["cpu"] != "1" || v.Owner.Name != "rs" || v.Labels.Get("app") != "web" {
 		t.Fatalf("the copy shares memory with the original: %+v", *v)
 	}
 	if c.DeletionTimestamp == v.DeletionTimestamp {
@@ -166,7 +167,7 @@ func TestViewThroughManager(t *testing.T) {
 			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
 		mu.Lock()
-		seen[req.Name] = fmt.Sprintf("%s %s %d %s", v.NodeName, v.Labels["app"], len(v.Containers), v.GetObjectKind().GroupVersionKind().Kind)
+		seen[req.Name] = fmt.Sprintf("%s %s %d %s", v.NodeName, v.Labels.Get("app"), len(v.Containers), v.GetObjectKind().GroupVersionKind().Kind)
 		mu.Unlock()
 		return reconcile.Result{}, nil
 	})
@@ -215,7 +216,7 @@ func TestViewThroughManager(t *testing.T) {
 		t.Fatalf("List of views with app=web: %d items, want 4", len(list.Items))
 	}
 	for _, v := range list.Items {
-		if v.Labels["app"] != "web" || v.Namespace != ns || len(v.Containers) != 2 {
+		if v.Labels.Get("app") != "web" || v.Namespace != ns || len(v.Containers) != 2 {
 			t.Fatalf("listed view %+v", v)
 		}
 	}

@@ -3,6 +3,7 @@ package project
 import (
 	"encoding/json"
 	"reflect"
+	"runtime"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -95,4 +96,59 @@ func BenchmarkDecodePod(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkPairsHeap justifies pairs types (pairs.go, kube.Labels): the
+// live heap a view's labels hold, decoded from 10,000 realistic pods into
+// a map[string]string and into pairs, interned as sources do (B/pod).
+//
+//	go test -run '^$' -bench PairsHeap -count 5 ./internal/project
+func BenchmarkPairsHeap(b *testing.B) {
+	type mapView struct {
+		Labels map[string]string `kube:"metadata.labels"`
+	}
+	type pairsView struct {
+		Labels labelPairs `kube:"metadata.labels"`
+	}
+	const pods = 10_000
+	raws := make([][]byte, pods)
+	for i := range raws {
+		raw, err := realisticPod(i).Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws[i] = raw
+	}
+	for _, view := range []reflect.Type{reflect.TypeFor[*mapView](), reflect.TypeFor[*pairsView]()} {
+		plan, err := CompileGo(view, reflect.TypeFor[*corev1.Pod](), true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(view.Elem().Name(), func(b *testing.B) {
+			var perPod float64
+			for b.Loop() {
+				strs := NewStrings()
+				views := make([]any, pods)
+				before := liveHeap()
+				for i, raw := range raws {
+					views[i] = plan.New()
+					if err := plan.DecodeProto(raw, views[i], strs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				perPod = float64(liveHeap()-before) / pods
+				runtime.KeepAlive(views)
+				runtime.KeepAlive(strs)
+			}
+			b.ReportMetric(perPod, "B/pod")
+		})
+	}
+}
+
+// liveHeap returns the bytes of live heap objects after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

@@ -190,6 +190,17 @@ func (c *compiler) node(vt reflect.Type, fs shape, path, field string, depth int
 		}
 		return nil, mismatch("")
 	}
+	if isPairs(vt) {
+		if k != kMap && !any {
+			return nil, mismatch("")
+		}
+		e, err := c.node(reflect.TypeFor[string](), fs.elem(), path, field+"[]", depth+1)
+		if err != nil {
+			return nil, err
+		}
+		e.intern = true
+		return &node{op: opPairs, typ: vt, elem: e}, nil
+	}
 	switch vt.Kind() {
 	case reflect.Pointer:
 		if vt.Elem().Kind() == reflect.Pointer {

@@ -91,7 +91,7 @@ func TestInterningSharesRepeatedStrings(t *testing.T) {
 	}
 	a, b := decode(0), decode(97*5) // same app, same variant
 	same := func(x, y string) bool { return x != "" && len(x) == len(y) && unsafeData(x) == unsafeData(y) }
-	if !same(a.Labels["app"], b.Labels["app"]) || !same(a.Containers[1].Image, b.Containers[1].Image) {
+	if !same(a.Labels.get("app"), b.Labels.get("app")) || !same(a.Containers[1].Image, b.Containers[1].Image) {
 		t.Error("repeated strings are not shared")
 	}
 	if a.Name == b.Name || same(a.Namespace, b.Namespace) != (a.Namespace == b.Namespace) {

@@ -78,7 +78,7 @@ func checkMsg(view reflect.Type, m *msg, path string) error {
 // its generated code can be encoded by it.
 func checkNode(view reflect.Type, n *node, path string) error {
 	switch n.op {
-	case opPtr, opSlice, opMap, opStringMap:
+	case opPtr, opSlice, opMap, opStringMap, opPairs:
 		return checkNode(view, n.elem, path)
 	case opStruct:
 		return checkMsg(view, n.msg, path)
@@ -260,6 +260,12 @@ func encodeValue(dst []byte, num uint64, n *node, p unsafe.Pointer, keep bool, e
 			b = binary.AppendUvarint(appendKey(b, 1, wire.Bytes), uint64(len(s)))
 			return append(b, s...)
 		})
+	case opPairs:
+		kv := *(*[]string)(p)
+		for i := 0; i+1 < len(kv); i += 2 {
+			dst = encodeEntry(dst, num, kv[i], n.elem, unsafe.Pointer(&kv[i+1]), true, errp)
+		}
+		return dst
 	case opStringMap, opMap:
 		it := reflect.NewAt(n.typ, p).Elem().MapRange()
 		for it.Next() {

@@ -2,6 +2,8 @@ package project
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,9 +23,33 @@ type meta struct {
 	Generation      int64                   `kube:"metadata.generation"`
 	Created         metav1.Time             `kube:"metadata.creationTimestamp"`
 	Deleted         *metav1.Time            `kube:"metadata.deletionTimestamp"`
-	Labels          map[string]string       `kube:"metadata.labels"`
+	Labels          labelPairs              `kube:"metadata.labels"`
 	Owners          []metav1.OwnerReference `kube:"metadata.ownerReferences"`
 	Finalizers      []string                `kube:"metadata.finalizers"`
+}
+
+// labelPairs is a pairs type, as kube.Labels is.
+type labelPairs struct {
+	kv []string `kinformer:"pairs"`
+}
+
+// get returns the value of key ("" without it).
+func (l labelPairs) get(key string) string {
+	for i := 0; i+1 < len(l.kv); i += 2 {
+		if l.kv[i] == key {
+			return l.kv[i+1]
+		}
+	}
+	return ""
+}
+
+// pairsOf returns m's entries as labelPairs, sorted by key.
+func pairsOf(m map[string]string) labelPairs {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, k, m[k])
+	}
+	return labelPairs{kv: kv}
 }
 
 // podView reads a few fields of every kind the decoder supports.
@@ -67,7 +93,7 @@ func project(p *corev1.Pod) podView {
 	v := podView{
 		meta: meta{Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion,
 			Generation: p.Generation, Created: p.CreationTimestamp, Deleted: p.DeletionTimestamp,
-			Labels: p.Labels, Owners: p.OwnerReferences, Finalizers: p.Finalizers},
+			Labels: pairsOf(p.Labels), Owners: p.OwnerReferences, Finalizers: p.Finalizers},
 		NodeName: p.Spec.NodeName, Phase: p.Status.Phase, Grace: p.Spec.TerminationGracePeriodSeconds,
 		HostNet: p.Spec.HostNetwork, Selector: p.Spec.NodeSelector,
 	}

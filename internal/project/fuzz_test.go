@@ -23,6 +23,11 @@ func FuzzDecodeProto(f *testing.F) {
 		f.Add(raw[:len(raw)/3])
 	}
 	f.Add([]byte{0x0a, 0x02, 0x0a, 0x00})
+	// Two pods concatenated: protobuf merges them, the second's labels
+	// joining and replacing the first's (pairs.go's insertions).
+	a, _ := realisticPod(0).Marshal()
+	b, _ := realisticPod(6).Marshal()
+	f.Add(append(a, b...))
 	plan := podPlan(f)
 	strs := NewStrings()
 	f.Fuzz(func(t *testing.T, raw []byte) {

@@ -212,6 +212,8 @@ func (d *jdecoder) value(n *node, p unsafe.Pointer, i int) (int, error) {
 		})
 	case opStringMap:
 		return d.stringMap(n, p, i)
+	case opPairs:
+		return d.pairs(p, i)
 	case opMap:
 		return d.anyMap(n, p, i)
 	case opMessage:
@@ -271,6 +273,25 @@ func (d *jdecoder) stringMap(n *node, p unsafe.Pointer, i int) (int, error) {
 	if *m == nil {
 		*m = make(map[string]string, countItems(d.data, i))
 	}
+	return d.stringMembers(i, func(k, v string) { (*m)[k] = v })
+}
+
+// pairs decodes an object of strings into the pairs at p, made at the
+// object's size.
+func (d *jdecoder) pairs(p unsafe.Pointer, i int) (int, error) {
+	if d.data[i] != '{' {
+		return 0, jsonErr(d.data, i, "want an object")
+	}
+	kv := (*[]string)(p)
+	if *kv == nil {
+		*kv = make([]string, 0, 2*countItems(d.data, i))
+	}
+	return d.stringMembers(i, func(k, v string) { *kv = insertPair(*kv, k, v) })
+}
+
+// stringMembers calls set with each member of the object of strings at
+// i (null values as ""), its key and value interned.
+func (d *jdecoder) stringMembers(i int, set func(k, v string)) (int, error) {
 	return members(d.data, i, func(key []byte, esc bool, v int) (int, error) {
 		var k string
 		if esc {
@@ -283,14 +304,14 @@ func (d *jdecoder) stringMap(n *node, p unsafe.Pointer, i int) (int, error) {
 			k = d.str(key, true)
 		}
 		if end, ok := d.null(v); ok {
-			(*m)[k] = ""
+			set(k, "")
 			return end, nil
 		}
 		s, end, err := d.text(v)
 		if err != nil {
 			return 0, err
 		}
-		(*m)[k] = d.str(s, true)
+		set(k, d.str(s, true))
 		return end, nil
 	})
 }

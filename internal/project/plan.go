@@ -26,6 +26,7 @@ const (
 	opSlice               // a slice of node.elem
 	opStringMap           // a map whose keys and values are strings
 	opMap                 // any other map from strings, through reflect
+	opPairs               // a map of strings into a pairs type (pairs.go)
 	opMessage             // the full type itself: its generated Unmarshal or encoding/json
 )
 

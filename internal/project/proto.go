@@ -141,6 +141,8 @@ func (d *decoder) value(n *node, p unsafe.Pointer, f wire.Field, rest []byte) er
 		return d.quantity(p, f.Bytes)
 	case opStringMap:
 		return d.stringMapEntry(n, p, f, rest)
+	case opPairs:
+		return d.pairsEntry(p, f, rest)
 	case opMap:
 		return d.mapEntry(n, p, f, rest)
 	case opMessage:

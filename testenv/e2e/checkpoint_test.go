@@ -251,7 +251,7 @@ func sameAsPod(got any, p *corev1.Pod) error {
 				return fmt.Errorf("image %d: %q, the server's %q", i, o.Images[i].Image, c.Image)
 			}
 		}
-		labels, uid = o.Labels, string(o.UID)
+		labels, uid = o.Labels.Map(), string(o.UID)
 	case *metav1.PartialObjectMetadata:
 		labels, uid = o.Labels, string(o.UID)
 	case *corev1.Pod:

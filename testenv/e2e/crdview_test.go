@@ -132,7 +132,7 @@ func TestDynamicViewEqualsTheDynamicInformerProjected(t *testing.T) {
 	views := func() map[string]string {
 		out := map[string]string{}
 		for _, v := range view.Cache().List() {
-			out[v.Name] = fmt.Sprintf("%s %s %s %d %s %v", v.UID, v.ResourceVersion, v.Labels["app"], v.Size, v.Color, v.Ready)
+			out[v.Name] = fmt.Sprintf("%s %s %s %d %s %v", v.UID, v.ResourceVersion, v.Labels.Get("app"), v.Size, v.Color, v.Ready)
 		}
 		return out
 	}

@@ -31,7 +31,7 @@ type cmView struct {
 func projectConfigMap(cm *corev1.ConfigMap) cmView {
 	v := cmView{Data: cm.Data, Immutable: cm.Immutable}
 	v.Name, v.Namespace, v.UID, v.ResourceVersion = cm.Name, cm.Namespace, cm.UID, cm.ResourceVersion
-	v.Generation, v.DeletionTimestamp, v.Labels, v.OwnerReferences = cm.Generation, cm.DeletionTimestamp, cm.Labels, cm.OwnerReferences
+	v.Generation, v.DeletionTimestamp, v.Labels, v.OwnerReferences = cm.Generation, cm.DeletionTimestamp, kube.LabelsOf(cm.Labels), cm.OwnerReferences
 	return v
 }
 
@@ -40,9 +40,6 @@ func projectConfigMap(cm *corev1.ConfigMap) cmView {
 func (v cmView) normal() cmView {
 	if len(v.Data) == 0 {
 		v.Data = nil
-	}
-	if len(v.Labels) == 0 {
-		v.Labels = nil
 	}
 	if len(v.OwnerReferences) == 0 {
 		v.OwnerReferences = nil

@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
@@ -106,7 +105,7 @@ func (c *informerCache) List(ctx context.Context, out client.ObjectList, opts ..
 		if o.Limit > 0 && int64(len(items)) >= o.Limit {
 			break
 		}
-		if o.LabelSelector != nil && !o.LabelSelector.Matches(labels.Set(obj.GetLabels())) {
+		if o.LabelSelector != nil && !o.LabelSelector.Matches(labelsOf(obj)) {
 			continue
 		}
 		var item runtime.Object = obj

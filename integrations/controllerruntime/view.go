@@ -9,6 +9,7 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -76,6 +77,19 @@ func (v *View[F]) SetDeletionTimestamp(t *metav1.Time) { v.DeletionTimestamp = t
 // SetLabels sets metadata.labels (a copy of l: the view holds them as
 // kube.Labels).
 func (v *View[F]) SetLabels(l map[string]string) { v.Labels = kube.LabelsOf(l) }
+
+// selectorLabels returns the labels as held, for matching a selector
+// without the map GetLabels makes (see labelsOf).
+func (v *View[F]) selectorLabels() labels.Labels { return v.Labels }
+
+// labelsOf returns obj's labels for a selector to match: a view's own
+// kube.Labels, any other object's map.
+func labelsOf(obj client.Object) labels.Labels {
+	if v, ok := obj.(interface{ selectorLabels() labels.Labels }); ok {
+		return v.selectorLabels()
+	}
+	return labels.Set(obj.GetLabels())
+}
 
 // SetOwnerReferences sets metadata.ownerReferences.
 func (v *View[F]) SetOwnerReferences(r []metav1.OwnerReference) { v.OwnerReferences = r }

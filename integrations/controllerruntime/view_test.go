@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -248,5 +249,21 @@ func TestViewThroughManager(t *testing.T) {
 		if key.gvk.Kind != "testPodView" {
 			t.Errorf("the cache holds %v", key.gvk)
 		}
+	}
+}
+
+// TestLabelsOfReadsAViewsOwnLabels: List's selectors match a view
+// against the kube.Labels it holds (no map made per object), and any
+// other object against its map.
+func TestLabelsOfReadsAViewsOwnLabels(t *testing.T) {
+	v := &testPodView{}
+	v.SetLabels(map[string]string{"app": "web"})
+	sel := labels.SelectorFromSet(labels.Set{"app": "web"})
+	if l, held := labelsOf(v).(kube.Labels); !held || !sel.Matches(l) {
+		t.Errorf("a view's labels for a selector: %T %v", labelsOf(v), labelsOf(v))
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "db"}}}
+	if l := labelsOf(pod); l.Get("app") != "db" || sel.Matches(l) {
+		t.Errorf("a pod's labels for a selector: %v", l)
 	}
 }

@@ -365,8 +365,8 @@ func (r *RelistResult) AllocPerObject() float64 {
 	return float64(r.AllocBytes) / float64(r.Objects)
 }
 
-// writeAllocsProfile writes the allocation profile (every allocation
-// since the process started, sampled) to allocs-SIDE-PHASE.prof in the
+// writeAllocsProfile runs a collection and writes the allocation profile
+// (every allocation since the process started, sampled) to allocs-SIDE-PHASE.prof in the
 // ChildProfileEnv directory, when set: the relist's own allocations are
 // its profile with the sync's as the base (go tool pprof -sample_index
 // alloc_space -base allocs-SIDE-sync.prof allocs-SIDE-relist.prof).
@@ -375,6 +375,9 @@ func writeAllocsProfile(side Side, phase string) error {
 	if dir == "" {
 		return nil
 	}
+	// The profile is as of the last completed collection: one now makes
+	// it hold every allocation until here.
+	runtime.GC()
 	f, err := os.Create(filepath.Join(dir, "allocs-"+string(side)+"-"+phase+".prof"))
 	if err != nil {
 		return err

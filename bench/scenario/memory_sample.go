@@ -3,13 +3,16 @@ package scenario
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // heapLiveMetric is the heap the last garbage collection found live: it
@@ -60,6 +63,36 @@ func parseStatusKB(status, field string) (int64, bool) {
 	return 0, false
 }
 
+// statusFile reads fields of this process's /proc/self/status again and
+// again without allocating: the file stays open and is read from its
+// start into one buffer. A sampler reading it every few milliseconds
+// through os.ReadFile made 7.5 KB of garbage per read, 48 MB over a
+// 30-second relist at 100,000 objects: more than the relist itself, and
+// counted in the peak RSS it measures (million-relist-peak-view).
+type statusFile struct {
+	f   *os.File
+	buf [16 << 10]byte
+}
+
+func openStatusFile() (*statusFile, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return nil, err
+	}
+	return &statusFile{f: f}, nil
+}
+
+// kb reads field (in kB) from the file as it is now.
+func (s *statusFile) kb(field string) (int64, bool) {
+	n, err := s.f.ReadAt(s.buf[:], 0)
+	if n == 0 || err != nil && !errors.Is(err, io.EOF) {
+		return 0, false
+	}
+	return parseStatusKB(unsafe.String(&s.buf[0], n), field) // keeps no part of it
+}
+
+func (s *statusFile) close() { s.f.Close() }
+
 // readVmHWM reads the peak resident set size, in KB, from a
 // /proc/PID/status file.
 func readVmHWM(path string) (int64, bool) { return readStatusKB(path, "VmHWM") }
@@ -90,9 +123,22 @@ func startSampler(period time.Duration) *sampler {
 		var p peaks
 		tick := time.NewTicker(period)
 		defer tick.Stop()
+		// Sampling allocates nothing: its garbage would add to the RSS it
+		// measures.
+		status, err := openStatusFile()
+		if err == nil {
+			defer status.close()
+		}
+		live := []metrics.Sample{{Name: heapLiveMetric}}
 		for {
-			p.heapLive = max(p.heapLive, readHeapLive())
-			if kb, ok := readStatusKB("/proc/self/status", "VmRSS"); ok {
+			if metrics.Read(live); live[0].Value.Kind() == metrics.KindUint64 {
+				p.heapLive = max(p.heapLive, live[0].Value.Uint64())
+			}
+			if status == nil {
+				if kb, ok := readStatusKB("/proc/self/status", "VmRSS"); ok {
+					p.rssKB = max(p.rssKB, kb)
+				}
+			} else if kb, ok := status.kb("VmRSS"); ok {
 				p.rssKB = max(p.rssKB, kb)
 			}
 			select {

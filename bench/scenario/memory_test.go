@@ -89,3 +89,19 @@ func TestFloorFindsTheInitialEventsEnd(t *testing.T) {
 		t.Error("a truncated frame parsed")
 	}
 }
+
+func TestStatusFileReadsVmRSSWithoutAllocating(t *testing.T) {
+	s, err := openStatusFile()
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	defer s.close()
+	got, ok := s.kb("VmRSS")
+	want, wantOK := readStatusKB("/proc/self/status", "VmRSS")
+	if !ok || !wantOK || got <= 0 || got > 2*want || want > 2*got {
+		t.Fatalf("VmRSS %d (%v), os.ReadFile's %d (%v): want about the same", got, ok, want, wantOK)
+	}
+	if a := testing.AllocsPerRun(100, func() { s.kb("VmRSS") }); a != 0 {
+		t.Errorf("%v allocations per read, want 0", a)
+	}
+}

@@ -151,12 +151,18 @@ func (w *capWatch) run() {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	next := w.start.Add(w.every)
+	status, err := openStatusFile() // read without garbage (see statusFile)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "  %s: no RSS to watch: %v\n", w.side, err)
+		return
+	}
+	defer status.close()
 	for {
 		select {
 		case <-w.quit:
 			return
 		case now := <-tick.C:
-			rss, _ := readStatusKB("/proc/self/status", "VmRSS")
+			rss, _ := status.kb("VmRSS")
 			if w.capKB > 0 && rss > w.capKB {
 				close(w.capped)
 				return

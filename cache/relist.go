@@ -43,7 +43,7 @@ func (f *DeltaFIFO[T]) BeginRelist() (RelistSession[T], bool) {
 	if !f.relisting.CompareAndSwap(false, true) {
 		return nil, false
 	}
-	return &fifoRelist[T]{f: f, listed: make(map[string]struct{}, f.knownLenLocked())}, true
+	return &fifoRelist[T]{f: f}, true
 }
 
 // knownLenLocked returns how many objects KnownObjects holds, 0 without
@@ -59,11 +59,22 @@ func (f *DeltaFIFO[T]) knownLenLocked() int {
 
 // fifoRelist is a DeltaFIFO's relist in progress. listed holds the keys
 // seen so far: a string per key, where a Replace holds the key and the
-// object of every item.
+// object of every item. It is made on the first listed item (listLocked),
+// not by BeginRelist: a reflector begins a relist for every attempt to
+// list, and while the server is down every attempt fails before its first
+// item, each leaving a table the size of the cache behind as garbage.
 type fifoRelist[T Object] struct {
 	f      *DeltaFIFO[T]
 	listed map[string]struct{}
 	ended  bool
+}
+
+// listLocked records key as listed; f.mu is held.
+func (s *fifoRelist[T]) listLocked(key string) {
+	if s.listed == nil {
+		s.listed = make(map[string]struct{}, max(s.f.knownLenLocked(), 1))
+	}
+	s.listed[key] = struct{}{}
 }
 
 func (s *fifoRelist[T]) Apply(items []T) error {
@@ -82,7 +93,7 @@ func (s *fifoRelist[T]) Apply(items []T) error {
 	}
 	f.spillLocked()
 	for i, key := range keys {
-		s.listed[key] = struct{}{}
+		s.listLocked(key)
 		f.queueLocked(key, Delta[T]{Type: f.replaceType, Object: objs[i]})
 	}
 	if len(skipped) > 0 {
@@ -107,7 +118,7 @@ func (s *fifoRelist[T]) applyOne(item T) error {
 	if err != nil {
 		return fmt.Errorf("cache: relist: %w", &SkippedError{Errs: []error{itemError(0, item, err)}, Total: 1})
 	}
-	s.listed[key] = struct{}{}
+	s.listLocked(key)
 	f.queueLocked(key, Delta[T]{Type: f.replaceType, Object: obj})
 	return nil
 }

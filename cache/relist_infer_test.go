@@ -2,7 +2,9 @@ package cache
 
 import (
 	"context"
+	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -133,5 +135,35 @@ func TestRelistFinishInfersDeletionsWhileAKeyIsProcessed(t *testing.T) {
 				t.Errorf("Finish listed the known keys %d times, want %d", lists, tc.wantLists)
 			}
 		})
+	}
+}
+
+// A relist that ends before its first item (an attempt to list that
+// failed) leaves no table of the cache's size behind.
+func TestRelistAbortedBeforeItsFirstItemAllocatesNoListedSet(t *testing.T) {
+	idx := NewIndexer(IndexerOptions[*obj]{})
+	f := NewDeltaFIFO(DeltaFIFOOptions[*obj]{KnownObjects: idx})
+	objs := make([]*obj, 10_000)
+	for i := range objs {
+		objs[i] = newObj("ns", "o"+strconv.Itoa(i), "1")
+	}
+	if err := idx.Replace(objs); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Replace(objs, "1"); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		s, ok := f.BeginRelist()
+		if !ok {
+			t.Fatal("no relist session")
+		}
+		s.Abort()
+	}
+	runtime.ReadMemStats(&after)
+	if b := after.TotalAlloc - before.TotalAlloc; b > 10<<10 {
+		t.Errorf("10 relists aborted at once allocated %d bytes, want under 10 KB (no set of 10,000 keys)", b)
 	}
 }

@@ -338,3 +338,33 @@ func TestListenerStopDropsPendingAndExits(t *testing.T) {
 		}
 	})
 }
+
+// TestListenerBacklogGrowsByDoubling: a handler that is not running falls
+// 100,000 initial adds behind; the arrays that held them add up to about
+// twice their number (append's quarter steps made about five times), the
+// garbage an initial list leaves beside the cache.
+func TestListenerBacklogGrowsByDoubling(t *testing.T) {
+	const n = 100_000
+	l := newTestListener(HandlerFuncs[*corev1.ConfigMap]{}, metrics.HandlerMetrics{}.WithDefaults(), n, nil)
+	batches := make([][]keyedNotification[*corev1.ConfigMap], n/initialBatch)
+	for b := range batches {
+		batches[b] = make([]keyedNotification[*corev1.ConfigMap], initialBatch)
+		for i := range batches[b] {
+			o := cm(fmt.Sprintf("o%d-%d", b, i), 1)
+			batches[b][i] = keyedNotification[*corev1.ConfigMap]{key: "ns/" + o.Name, n: cmNote{kind: addNotification, obj: o, initial: true}}
+		}
+	}
+	made, last := 0, 0 // entries of every array the queue had, from the second batch on
+	for _, batch := range batches {
+		l.addAll(batch)
+		if c := cap(l.queue); c != last {
+			made, last = made+c, c
+		}
+	}
+	if len(l.queue) != len(batches)*initialBatch {
+		t.Fatalf("%d entries queued, want %d", len(l.queue), len(batches)*initialBatch)
+	}
+	if made > 5*len(l.queue)/2 {
+		t.Errorf("a backlog of %d entries was held in arrays of %d entries in all, want at most 2.5 times as many", len(l.queue), made)
+	}
+}

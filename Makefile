@@ -22,7 +22,7 @@ help:
 	@echo "make bench-cli    - issue 26: kinformer get pods -A against kubectl (names, table, JSON) at 100,000 pods: time, peak RSS, same output"
 	@echo "make kubectl      - kubectl built from k8s.io/kubectl at the control plane's release, into bin/kubectl (bench-cli's reference)"
 	@echo "make test-clientgo-upstream - client-go's shared_informer_test.go on client-go's informer and on the adapter, the documented differences included (about 3 minutes)"
-	@echo "make bench-million - issue 25: 10,000, 100,000 and 1,000,000 ReplicaSets seeded into etcd, every informer variant per size (about 100 min); refuses when memory or disk is short"
+	@echo "make bench-million - issue 25: 10,000, 100,000 and 1,000,000 ReplicaSets seeded into etcd, every informer variant per size (about 48 min); refuses when memory or disk is short"
 	@echo "make bench-outage - issue 22: 10 informers per side lose the apiserver for 60 s; time until the last watches again (about 5 minutes)"
 
 test: fmt-check vet unit
@@ -119,12 +119,13 @@ bench-cli: controlplane kubectl
 # Issue 25: the cost curve up to a million objects on one control plane, seeded straight into
 # etcd (testenv's StoreObjects), the apiserver's watch cache off. The objects are ReplicaSets
 # with a pod template (a million pods do not fit 24 GiB: the apiserver keeps every pod itself;
-# -million-kind pods on a bigger machine). Per size every side in a child process, 3 runs
-# alternating (the floor, kinformer's view, metadata-only and full objects, client-go full and
-# without managedFields), a side that cannot fit stopped at -cap-mb and reported as such; then
-# the view's relist peak and warm restart at the largest size. It checks free memory and disk
-# first and refuses with what it needs. About 100 minutes here (bench/README.md). Draws the
-# curve into bench/million-curve.svg from the results.
+# -million-kind pods on a bigger machine). Per size every side in a child process, alternating
+# (3 runs at a million, 1 at 10,000 and 100,000): the floor, kinformer's view, metadata-only and
+# full objects, client-go full and without managedFields; a side that cannot fit is stopped at
+# -cap-mb, reported as such and not run again at that size. Then the view's relist peak and
+# warm restart at the largest size. It checks free memory and disk first and refuses with what
+# it needs. About 48 minutes here (bench/README.md). Draws the curve into
+# bench/million-curve.svg from the results.
 bench-million: controlplane
 	@cd bench && $(GO) run ./cmd/controlplane -million -count 3 -json results/controlplane-million.json
 	@cd bench && $(GO) run ./cmd/curve -in results/controlplane-million.json -out million-curve.svg

@@ -13,17 +13,25 @@ import (
 // or namespace contains '/' (Kubernetes forbids both), so every key it
 // returns can be split back by SplitMetaNamespaceKey.
 func MetaNamespaceKey[T Object](obj T) (string, error) {
-	if isNil(obj) {
-		return "", fmt.Errorf("%w: nil %T", ErrInvalidObject, obj)
-	}
-	ns, name := obj.GetNamespace(), obj.GetName()
-	if err := checkName(ns, name); err != nil {
+	if err := CheckMetaNamespaceKey(obj); err != nil {
 		return "", err
 	}
+	ns, name := obj.GetNamespace(), obj.GetName()
 	if ns == "" {
 		return name, nil
 	}
 	return ns + "/" + name, nil
+}
+
+// CheckMetaNamespaceKey returns the error MetaNamespaceKey would return
+// for obj, nil when it would return a key, without building the key: for
+// a caller that only needs to know obj can be keyed (a reflector checking
+// every object of a list).
+func CheckMetaNamespaceKey[T Object](obj T) error {
+	if isNil(obj) {
+		return fmt.Errorf("%w: nil %T", ErrInvalidObject, obj)
+	}
+	return checkName(obj.GetNamespace(), obj.GetName())
 }
 
 // NameKey is the KeyFunc for cluster-scoped objects: the name alone. It

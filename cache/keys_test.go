@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/kinformer/kinformer/internal/objutil"
@@ -27,6 +28,9 @@ func TestMetaNamespaceKey(t *testing.T) {
 			got, err := MetaNamespaceKey(tt.obj)
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if check := CheckMetaNamespaceKey(tt.obj); fmt.Sprint(check) != fmt.Sprint(err) {
+				t.Fatalf("CheckMetaNamespaceKey = %v, MetaNamespaceKey's error %v", check, err)
 			}
 			if got != tt.want {
 				t.Fatalf("key = %q, want %q", got, tt.want)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -216,25 +215,19 @@ func validKey[T cache.Object](keyFunc cache.KeyFunc[T], obj T) (string, error) {
 }
 
 // checkKey returns the error validKey would return for obj, without
-// building the key when the key function is the default and obj's name
-// and namespace are ones it accepts: a streaming list checks every added
-// object, and only needs the key of a change (the store keys each object
-// itself), so a key built per listed object would be garbage.
+// building the key when the key function is the default: a streaming list
+// checks every added object, and only needs the key of a change (the
+// store keys each object itself), so a key built per listed object would
+// be garbage.
 func (r *Reflector[T]) checkKey(obj T) error {
 	if isNil(obj) {
 		return ErrNilObject
 	}
-	if r.defaultKey && plainName(obj.GetNamespace(), obj.GetName()) {
-		return nil
+	if r.defaultKey {
+		return cache.CheckMetaNamespaceKey(obj)
 	}
 	_, err := r.keyFunc(obj)
 	return err
-}
-
-// plainName reports whether cache.MetaNamespaceKey accepts an object with
-// this namespace and name: a name, and no '/' in either.
-func plainName(namespace, name string) bool {
-	return name != "" && strings.IndexByte(name, '/') < 0 && strings.IndexByte(namespace, '/') < 0
 }
 
 // isNil is the one nil check of kinformer (objutil.IsNil): a nil object,

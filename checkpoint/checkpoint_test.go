@@ -148,6 +148,54 @@ func TestDecodeRefusesBadCheckpoints(t *testing.T) {
 	check("another encoding", good, other, checkpoint.ErrMismatch)
 }
 
+// ReadHeader reads what a checkpoint says of itself, and checks whose it
+// is, without reading its objects: a file corrupt past its header passes
+// ReadHeader and fails Read.
+func TestReadHeaderReadsNoObject(t *testing.T) {
+	written := time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC)
+	good := encode(t, checkpoint.Snapshot[*corev1.Pod]{ResourceVersion: "4711", Items: pods(3), Written: written})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pods.ckpt")
+	if err := os.WriteFile(path, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, err := checkpoint.ReadHeader(path, podID)
+	if err != nil || h.ResourceVersion != "4711" || h.Count != 3 || !h.Written.Equal(written) {
+		t.Fatalf("header %+v, %v", h, err)
+	}
+	other := podID
+	other.Cluster = "0b5e7c11-cluster-b"
+	if _, err := checkpoint.ReadHeader(path, other); !errors.Is(err, checkpoint.ErrOtherCluster) {
+		t.Fatalf("another cluster's header: %v", err)
+	}
+
+	bad := bytes.Clone(good)
+	bad[len(bad)-10] ^= 0x40 // in the last object
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := checkpoint.ReadHeader(path, podID); err != nil || h.ResourceVersion != "4711" {
+		t.Fatalf("header of a file corrupt past it: %+v, %v", h, err)
+	}
+	if _, err := checkpoint.Read(path, podID, podCodec(t)); !errors.Is(err, checkpoint.ErrCorrupt) {
+		t.Fatalf("Read of a file corrupt past its header: %v", err)
+	}
+	for n := range 30 { // truncated inside the fixed part or the header
+		if err := os.WriteFile(path, good[:n], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := checkpoint.ReadHeader(path, podID); !errors.Is(err, checkpoint.ErrCorrupt) {
+			t.Fatalf("truncated to %d bytes: %v", n, err)
+		}
+	}
+	if _, err := checkpoint.ReadHeader(filepath.Join(dir, "missing.ckpt"), podID); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, err := checkpoint.ReadHeader(dir, podID); !errors.Is(err, checkpoint.ErrNotRegular) {
+		t.Fatalf("a directory: %v", err)
+	}
+}
+
 // Write replaces a checkpoint atomically with a 0600 file and leaves no
 // temporary file behind; Read says a missing checkpoint is missing.
 func TestWriteIsAtomicAndPrivate(t *testing.T) {
@@ -209,6 +257,15 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("KINFCKPT"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		snap, err := checkpoint.Decode(bytes.NewReader(data), podID, codec)
+		h, herr := checkpoint.DecodeHeader(bytes.NewReader(data), podID)
+		if err == nil && (herr != nil || h.ResourceVersion != snap.ResourceVersion || h.Count != len(snap.Items) || !h.Written.Equal(snap.Written)) {
+			// The header of a checkpoint Decode accepts is accepted, and
+			// says what Decode read.
+			t.Fatalf("header %+v, %v; the checkpoint has %d items at %q written %v", h, herr, len(snap.Items), snap.ResourceVersion, snap.Written)
+		}
+		if herr != nil && !errors.Is(herr, checkpoint.ErrCorrupt) && !errors.Is(herr, checkpoint.ErrVersion) && !errors.Is(herr, checkpoint.ErrMismatch) {
+			t.Fatalf("header error of no known kind: %v", herr)
+		}
 		if err != nil {
 			if !errors.Is(err, checkpoint.ErrCorrupt) && !errors.Is(err, checkpoint.ErrVersion) && !errors.Is(err, checkpoint.ErrMismatch) {
 				t.Fatalf("error of no known kind: %v", err)

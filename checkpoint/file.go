@@ -162,6 +162,23 @@ func Read[T cache.Object](path string, id Identity, codec Codec[T]) (Snapshot[T]
 	return snap, nil
 }
 
+// ReadHeader reads the header of the checkpoint at path and checks that
+// it belongs to id (see DecodeHeader), without reading its objects. Its
+// errors are Read's for the same file; a file whose header passes may
+// still fail Read (a corrupt object, a bad checksum).
+func ReadHeader(path string, id Identity) (Header, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return Header{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	h, err := DecodeHeader(f, id)
+	if err != nil {
+		return Header{}, fmt.Errorf("checkpoint %s: %w", path, err)
+	}
+	return h, nil
+}
+
 // openRegular opens path for reading if it is a regular file. The open
 // itself cannot block (openFlags), and the check is made on the opened
 // file, so that nothing swapped in between the check and the open is read.

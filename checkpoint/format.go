@@ -165,40 +165,74 @@ func corrupt(at int64, what string, err error) error {
 	return fmt.Errorf("%w: byte %d: %s", ErrCorrupt, at, what)
 }
 
+// Header is what a checkpoint says of itself before its objects.
+type Header struct {
+	// ResourceVersion is the version of the server's state the objects
+	// are (Snapshot.ResourceVersion).
+	ResourceVersion string
+	// Count is how many objects follow.
+	Count int
+	// Written is when the checkpoint was written.
+	Written time.Time
+}
+
+// DecodeHeader reads a checkpoint's header from r and checks that it
+// belongs to id, reading no object: enough to ask the server about its
+// resource version before paying for the objects. Its errors are Decode's
+// (the objects and the checksum are not checked: Decode does that).
+func DecodeHeader(r io.Reader, id Identity) (Header, error) {
+	sr := &summingReader{r: bufio.NewReaderSize(r, 4<<10), sum: crc32.New(castagnoli)}
+	h, err := decodeHeader(sr, id)
+	if err != nil {
+		return Header{}, err
+	}
+	return Header{ResourceVersion: h.ResourceVersion, Count: h.Count, Written: h.Written}, nil
+}
+
+// decodeHeader reads the fixed part and the header from sr, and checks
+// them against id.
+func decodeHeader(sr *summingReader, id Identity) (header, error) {
+	var fixed [len(magic) + 2 + 4]byte
+	if _, err := io.ReadFull(sr, fixed[:]); err != nil {
+		return header{}, corrupt(sr.n, "the file header", err)
+	}
+	if string(fixed[:len(magic)]) != magic {
+		return header{}, corrupt(0, "not a kinformer checkpoint (bad magic)", nil)
+	}
+	if v := binary.BigEndian.Uint16(fixed[len(magic):]); v != Version {
+		return header{}, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, Version)
+	}
+	hl := binary.BigEndian.Uint32(fixed[len(magic)+2:])
+	if hl > maxHeader {
+		return header{}, corrupt(sr.n, fmt.Sprintf("header of %d bytes", hl), nil)
+	}
+	hb := make([]byte, hl)
+	if _, err := io.ReadFull(sr, hb); err != nil {
+		return header{}, corrupt(sr.n, "the header", err)
+	}
+	var h header
+	dec := json.NewDecoder(bytes.NewReader(hb))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return header{}, corrupt(sr.n, "the header", err)
+	}
+	if h.Count < 0 || h.Count > maxRecord {
+		return header{}, corrupt(sr.n, fmt.Sprintf("object count %d", h.Count), nil)
+	}
+	if err := match(h.Identity, id); err != nil {
+		return header{}, err
+	}
+	return h, nil
+}
+
 // Decode reads a checkpoint from r, checks that it belongs to id and was
 // encoded with codec, and decodes its objects. Any failed check is an
 // error (ErrCorrupt, ErrVersion, ErrMismatch) and returns no objects: a
 // checkpoint is loaded whole or not at all. It reads r to its end.
 func Decode[T cache.Object](r io.Reader, id Identity, codec Codec[T]) (Snapshot[T], error) {
 	sr := &summingReader{r: bufio.NewReaderSize(r, 256<<10), sum: crc32.New(castagnoli)}
-	var fixed [len(magic) + 2 + 4]byte
-	if _, err := io.ReadFull(sr, fixed[:]); err != nil {
-		return Snapshot[T]{}, corrupt(sr.n, "the file header", err)
-	}
-	if string(fixed[:len(magic)]) != magic {
-		return Snapshot[T]{}, corrupt(0, "not a kinformer checkpoint (bad magic)", nil)
-	}
-	if v := binary.BigEndian.Uint16(fixed[len(magic):]); v != Version {
-		return Snapshot[T]{}, fmt.Errorf("%w: version %d, this build reads %d", ErrVersion, v, Version)
-	}
-	hl := binary.BigEndian.Uint32(fixed[len(magic)+2:])
-	if hl > maxHeader {
-		return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("header of %d bytes", hl), nil)
-	}
-	hb := make([]byte, hl)
-	if _, err := io.ReadFull(sr, hb); err != nil {
-		return Snapshot[T]{}, corrupt(sr.n, "the header", err)
-	}
-	var h header
-	dec := json.NewDecoder(bytes.NewReader(hb))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		return Snapshot[T]{}, corrupt(sr.n, "the header", err)
-	}
-	if h.Count < 0 || h.Count > maxRecord {
-		return Snapshot[T]{}, corrupt(sr.n, fmt.Sprintf("object count %d", h.Count), nil)
-	}
-	if err := match(h.Identity, id); err != nil {
+	h, err := decodeHeader(sr, id)
+	if err != nil {
 		return Snapshot[T]{}, err
 	}
 	items, err := decodeObjects(sr, h.Count, codec)

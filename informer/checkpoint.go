@@ -37,9 +37,11 @@ const (
 // that errors.Is matches checkpoint.ErrNotRegular, ErrCorrupt, ErrVersion,
 // ErrOtherCluster or ErrMismatch, counted in
 // metrics.CheckpointMetrics.Refused, and ignored: the informer starts with
-// a full list, as without checkpoints. A file that passes every check is
-// held back until the server has answered a list of one object at
-// exactly the checkpoint's resource version:
+// a full list, as without checkpoints. Only the file's header (its
+// identity and resource version) is read at first; its objects are read,
+// and checked whole, once the server has answered a list of one object at
+// exactly the checkpoint's resource version, and only if the answer
+// calls for them:
 //
 //   - The server has that version: the cache is filled with the
 //     checkpoint's objects, handlers get an OnAdd with isInInitialList set
@@ -51,9 +53,12 @@ const (
 //     the cluster was restored from a backup, or the file comes from a
 //     cluster the identity check could not tell apart): the checkpoint is
 //     refused (reflector.ErrResumeRefused, reason "server-behind") and
-//     nothing of it is served.
+//     nothing of it is read.
 //   - The server no longer has that version (410 Gone: the checkpoint is
-//     older than its history). This is the one case where the file is
+//     older than its history), with SkipExpired: the informer lists as
+//     without a checkpoint, and the file's objects are never read.
+//   - The server no longer has that version, without SkipExpired. This
+//     is the one case where the file is
 //     served before the server has confirmed its content: the cache is
 //     filled with it and the informer relists at once, and handlers get
 //     the checkpoint's objects as initial adds, then only the real
@@ -106,6 +111,15 @@ type CheckpointOptions[T cache.Object] struct {
 	// Changes is how many applied changes trigger a checkpoint before
 	// Interval. Zero means DefaultCheckpointChanges; negative, never.
 	Changes int
+	// SkipExpired: when the server no longer has the checkpoint's version,
+	// list as without one instead of reading the file and relisting over
+	// it. Reading an expired checkpoint pays for objects that are costly
+	// to decode (full objects: the relist hands back the file's unchanged
+	// objects instead of decoding them again, and its peak memory stays
+	// below a cold start's); for small ones (views) decoding the file
+	// costs what it saves, and only delays the list (bench/README.md,
+	// warm restarts). kube.Factory sets it for views.
+	SkipExpired bool
 }
 
 // withDefaults fills in the zero fields of checkpoint options that are on.

@@ -86,31 +86,54 @@ func (c *checkpointer[T]) identity(ctx context.Context) (checkpoint.Identity, bo
 }
 
 // load is the reflector's Resume: the checkpoint to resume from, nil for
-// none. Its error (the cluster not answering yet) makes the reflector ask
+// none. It reads only the file's header; the reflector reads the objects
+// (read) once the server has answered about its version, if it needs
+// them. Its error (the cluster not answering yet) makes the reflector ask
 // again after a back-off.
 func (c *checkpointer[T]) load(ctx context.Context) (*reflector.Resume[T], error) {
 	id, ok, err := c.identity(ctx)
 	if !ok {
 		return nil, err
 	}
-	snap, err := checkpoint.Read(c.opts.Path, id, c.opts.Codec)
+	h, err := checkpoint.ReadHeader(c.opts.Path, id)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
 		c.refuse(err, fmt.Errorf("informer %s: checkpoint ignored, starting with a full list: %w", c.name, err), "")
 		return nil, nil
-	case snap.ResourceVersion == "":
+	case h.ResourceVersion == "":
 		err := fmt.Errorf("informer %s: checkpoint %s ignored, starting with a full list: %w: no resource version",
 			c.name, c.opts.Path, checkpoint.ErrCorrupt)
 		c.refuse(err, err, "")
 		return nil, nil
 	}
+	return &reflector.Resume[T]{
+		ResourceVersion: h.ResourceVersion,
+		Read:            func() ([]T, error) { return c.read(id, h) },
+		SkipExpired:     c.opts.SkipExpired,
+	}, nil
+}
+
+// read reads the objects of the checkpoint whose header load read, for
+// the reflector. A file that fails now (corrupt past its header, or
+// replaced since) is refused and counted here; the reflector reports the
+// error and lists.
+func (c *checkpointer[T]) read(id checkpoint.Identity, h checkpoint.Header) ([]T, error) {
+	snap, err := checkpoint.Read(c.opts.Path, id, c.opts.Codec)
+	if err == nil && snap.ResourceVersion != h.ResourceVersion {
+		err = fmt.Errorf("%w: checkpoint %s replaced while starting: its version was %s, now %s",
+			checkpoint.ErrCorrupt, c.opts.Path, h.ResourceVersion, snap.ResourceVersion)
+	}
+	if err != nil {
+		c.m.Refused(refusal(err)).Inc()
+		return nil, fmt.Errorf("informer %s: checkpoint ignored, starting with a full list: %w", c.name, err)
+	}
 	c.m.Loaded.Inc()
 	c.m.LoadedObjects.Set(float64(len(snap.Items)))
 	c.m.LoadedAge.Set(c.clock.Since(snap.Written).Seconds())
 	c.resumed.Store(true)
-	return &reflector.Resume[T]{Items: snap.Items, ResourceVersion: snap.ResourceVersion}, nil
+	return snap.Items, nil
 }
 
 // refuse reports a refused checkpoint and counts it under reason, or under

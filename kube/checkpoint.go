@@ -84,7 +84,8 @@ var ErrCheckpointSecrets = errors.New("checkpoints of Secrets write their data t
 // decoded back through the source's own decoder (so a typed informer's
 // strings are interned as they are after a list); a view as the protobuf
 // of the fields it holds, read back through the view's own plan (see
-// source.View).
+// source.View). An expired checkpoint of a view is not read
+// (CheckpointOptions.SkipExpired).
 func checkpointFor[T cache.Object](f *Factory, key Key, b built[T], want bool) (informer.CheckpointOptions[T], error) {
 	var none informer.CheckpointOptions[T]
 	if !want {
@@ -109,5 +110,8 @@ func checkpointFor[T cache.Object](f *Factory, key Key, b built[T], want bool) (
 		Codec:    codec,
 		Interval: c.Interval,
 		Changes:  c.Changes,
+		// A view's objects are small: decoding them from the file costs
+		// what decoding them from an expired checkpoint's relist would.
+		SkipExpired: b.codec.Encode != nil,
 	}, nil
 }

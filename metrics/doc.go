@@ -61,7 +61,7 @@
 // An informer's checkpoint ([CheckpointMetrics]), label name (and reason):
 //
 //	field          metric                                      type       meaning
-//	Loaded         informer_checkpoint_loads_total             counter    checkpoints read and checked, before the server's confirmation
+//	Loaded         informer_checkpoint_loads_total             counter    checkpoints whose objects were read and checked (see CheckpointMetrics)
 //	LoadedObjects  informer_checkpoint_loaded_objects          gauge      objects of the last checkpoint read
 //	LoadedAge      informer_checkpoint_loaded_age_seconds      gauge      age of the last checkpoint read, when read
 //	Refused        informer_checkpoint_refused_total           counter    checkpoints refused, by reason (CheckpointRefused*)

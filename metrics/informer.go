@@ -37,10 +37,11 @@ func (m InformerMetrics) WithDefaults() InformerMetrics {
 // checkpoint (informer.CheckpointOptions): what was read at the start,
 // what was refused and why, and what is written. Any field may be nil.
 type CheckpointMetrics struct {
-	// Loaded counts checkpoints read and checked, before the server
-	// confirms their version; LoadedObjects and LoadedAge are set to the
-	// last one's object count and age in seconds (now minus the time it
-	// was written).
+	// Loaded counts checkpoints whose objects were read and checked: once
+	// the server has confirmed their version, or when it no longer has it
+	// and the informer relists over them. LoadedObjects and LoadedAge are
+	// set to the last one's object count and age in seconds (now minus
+	// the time it was written).
 	Loaded        Counter
 	LoadedObjects Gauge
 	LoadedAge     Gauge

@@ -140,21 +140,27 @@ type Options[T cache.Object] struct {
 	//
 	// Nothing of a state reaches the store before the server has been
 	// asked about its version, with a list of one object at exactly that
-	// version:
-	//   - it succeeds: the store gets the state's Items (Store.Replace at
-	//     its ResourceVersion), Confirmed is called, and the reflector
+	// version, and a state's objects are not even read (Resume.Read) until
+	// it has answered:
+	//   - it succeeds: the store gets the state's objects (Store.Replace
+	//     at its ResourceVersion), Confirmed is called, and the reflector
 	//     watches from that version, so the changes made since arrive as
 	//     events;
-	//   - "expired" (410): the server no longer has that version. The
-	//     store gets the Items, and a relist (a consistent read) at once,
-	//     which a DeltaFIFO over the same KnownObjects turns into the
-	//     differences; Confirmed follows that relist;
+	//   - "expired" (410): the server no longer has that version. Unless
+	//     the state says SkipExpired, the store gets its objects, and a
+	//     relist (a consistent read) follows at once, which a DeltaFIFO
+	//     over the same KnownObjects turns into the differences; with
+	//     SkipExpired the objects are never read and the relist fills the
+	//     store as a first list would. Confirmed follows that relist;
 	//   - "too large resource version": the server is behind the state (a
 	//     cluster restored from a backup, or another cluster). The state is
-	//     dropped unseen, reported with ErrResumeRefused, and the
+	//     dropped unread, reported with ErrResumeRefused, and the
 	//     reflector lists as without one;
 	//   - any other failure is reported and the question asked again after
 	//     a back-off, the state held meanwhile.
+	//
+	// A state whose objects cannot be read after all (Resume.Read fails)
+	// is reported and dropped, and the reflector lists as without one.
 	Resume func(ctx context.Context) (*Resume[T], error)
 	// Confirmed, when set, is called once, from the list-watch goroutine,
 	// when the store first reflects the server: after the first list that
@@ -165,10 +171,25 @@ type Options[T cache.Object] struct {
 
 // Resume is a state a reflector starts from (see Options.Resume).
 type Resume[T cache.Object] struct {
-	// Items are the objects of the state, at ResourceVersion, which must
-	// not be empty.
-	Items           []T
+	// ResourceVersion is the version of the state, which must not be
+	// empty.
 	ResourceVersion string
+	// Items are the objects of the state, at ResourceVersion, when Read
+	// is nil.
+	Items []T
+	// Read, when set, reads the objects of the state instead of Items. The
+	// reflector calls it at most once, on its own goroutine, and only
+	// after the server has answered about ResourceVersion (so that a
+	// state the server refuses, or an expired one with SkipExpired, costs
+	// no read). An error drops the state (reported).
+	Read func() ([]T, error)
+	// SkipExpired: when the server no longer has ResourceVersion, the
+	// reflector relists without reading the state's objects. Reading them
+	// pays when decoding an object costs more than looking it up (a
+	// relist then hands back the state's objects unchanged, and queues
+	// only the differences); for small objects it does not, and the read
+	// only comes before the relist.
+	SkipExpired bool
 }
 
 // Errors the reflector reports (wrapped in a *listwatch.PhaseError).

@@ -48,21 +48,35 @@ func (r *Reflector[T]) resumeFrom(ctx context.Context) state[T] {
 		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s: %w: %w", rv, ErrResumeRefused, err))
 		return state[T]{kind: stateList}
 	case errors.Is(err, listwatch.ErrExpired):
+		r.rvUnavailable = true // the relist is a consistent read
+		if r.resume.SkipExpired {
+			r.resume, r.load = nil, nil
+			r.report(listwatch.PhaseList, fmt.Errorf("resume at %s, relisting without it: %w", rv, err))
+			return state[T]{kind: stateList}
+		}
 		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s, relisting: %w", rv, err))
 		r.fillFromResume()
-		r.rvUnavailable = true // the relist is a consistent read
 		return state[T]{kind: stateList}
 	}
 	r.report(listwatch.PhaseList, fmt.Errorf("confirm resumed version %s: %w", rv, err))
 	return state[T]{kind: stateResume, backoff: true}
 }
 
-// fillFromResume hands the confirmed (or expired) state to the store; its
-// objects belong to the store from then on. false if the store refused it.
+// fillFromResume reads the confirmed (or expired) state and hands it to
+// the store; its objects belong to the store from then on. false if it
+// could not be read or the store refused it.
 func (r *Reflector[T]) fillFromResume() bool {
 	res := r.resume
 	r.resume, r.load = nil, nil
-	if _, err := r.replace(r.withoutNil(res.Items), res.ResourceVersion); err != nil {
+	items := res.Items
+	if res.Read != nil {
+		var err error
+		if items, err = res.Read(); err != nil {
+			r.report(listwatch.PhaseList, fmt.Errorf("resume at %s: %w", res.ResourceVersion, err))
+			return false
+		}
+	}
+	if _, err := r.replace(r.withoutNil(items), res.ResourceVersion); err != nil {
 		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s: %w", res.ResourceVersion, err))
 		return false
 	}

@@ -139,3 +139,119 @@ func TestReflectorRetriesAFailedResume(t *testing.T) {
 		}
 	})
 }
+
+// resumeReadRun is resumeRun with the saved state's objects behind Read
+// (a checkpoint's, read only when needed), which fails with readErr when
+// set; reads counts its calls.
+func resumeReadRun(t *testing.T, skipExpired bool, readErr error, change func(h *harness), body func(h *harness, confirmed, reads *atomic.Int32)) {
+	var confirmed, reads atomic.Int32
+	opts := plain
+	opts.Confirmed = func() { confirmed.Add(1) }
+	var items []obj
+	res := reflector.Resume[obj]{SkipExpired: skipExpired, Read: func() ([]obj, error) {
+		reads.Add(1)
+		return items, readErr
+	}}
+	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) { return &res, nil }
+	run(t, fake.Options[obj]{}, opts, func(h *harness) {
+		h.create("a", "b")
+		items, res.ResourceVersion = h.src.Objects(), h.src.ResourceVersion()
+		change(h)
+	}, func(h *harness) { body(h, &confirmed, &reads) })
+}
+
+// A saved state's objects are read once, and only after the server has
+// confirmed its version: not while it does not answer.
+func TestReflectorReadsAResumedStateOnceTheServerConfirmsIt(t *testing.T) {
+	resumeReadRun(t, false, nil, func(h *harness) { h.src.RefuseFor(time.Minute) }, func(h *harness, confirmed, reads *atomic.Int32) {
+		if reads.Load() != 0 || h.store.count("replace") != 0 {
+			t.Fatalf("read %d times with the server refusing; store %v", reads.Load(), h.store.calls)
+		}
+		h.pass(2 * time.Minute)
+		h.converged()
+		if reads.Load() != 1 || confirmed.Load() != 1 || h.store.count("replace") != 1 {
+			t.Fatalf("read %d times, confirmed %d times; store %v", reads.Load(), confirmed.Load(), h.store.calls)
+		}
+		for _, l := range h.src.ListCalls() {
+			if l.ResourceVersionMatch != listwatch.MatchExact || l.Limit != 1 {
+				t.Fatalf("list %+v, want only the confirming ones (asked again while refused)", l)
+			}
+		}
+	})
+}
+
+// An expired state with SkipExpired is never read: the reflector relists
+// as it would without one, and is confirmed by that relist.
+func TestReflectorSkipsAnExpiredStateWhenAsked(t *testing.T) {
+	resumeReadRun(t, true, nil, func(h *harness) {
+		h.create("c")
+		h.src.Compact()
+	}, func(h *harness, confirmed, reads *atomic.Int32) {
+		h.converged()
+		if reads.Load() != 0 {
+			t.Fatalf("an expired state was read %d times with SkipExpired", reads.Load())
+		}
+		if h.store.count("replace") != 1 {
+			t.Fatalf("store calls %v, want the relist only", h.store.calls)
+		}
+		if len(h.errs.find(listwatch.PhaseList, listwatch.ErrExpired)) == 0 {
+			t.Fatalf("expired version not reported: %v", h.errs.errs)
+		}
+		if confirmed.Load() != 1 {
+			t.Fatalf("Confirmed called %d times", confirmed.Load())
+		}
+	})
+	// Without SkipExpired it is read, and the relist follows it.
+	resumeReadRun(t, false, nil, func(h *harness) {
+		h.create("c")
+		h.src.Compact()
+	}, func(h *harness, confirmed, reads *atomic.Int32) {
+		h.converged()
+		if reads.Load() != 1 || h.store.count("replace") != 2 {
+			t.Fatalf("read %d times, store calls %v; want one read, then the state and the relist", reads.Load(), h.store.calls)
+		}
+	})
+}
+
+// A state the server is behind is never read.
+func TestReflectorDoesNotReadAStateTheServerIsBehind(t *testing.T) {
+	var reads atomic.Int32
+	opts := plain
+	opts.Resume = func(context.Context) (*reflector.Resume[obj], error) {
+		return &reflector.Resume[obj]{ResourceVersion: "99", Read: func() ([]obj, error) {
+			reads.Add(1)
+			return []obj{cm("ghost")}, nil
+		}}, nil
+	}
+	run(t, fake.Options[obj]{}, opts, func(h *harness) { h.create("a") }, func(h *harness) {
+		h.converged()
+		if reads.Load() != 0 {
+			t.Fatalf("read %d times", reads.Load())
+		}
+		if len(h.errs.find(listwatch.PhaseList, reflector.ErrResumeRefused)) != 1 {
+			t.Fatalf("refusal not reported once: %v", h.errs.errs)
+		}
+	})
+}
+
+// A state whose objects cannot be read after the server confirmed it (a
+// file corrupt past its header) is reported and dropped: the reflector
+// lists as without one.
+func TestReflectorListsWhenAConfirmedStateCannotBeRead(t *testing.T) {
+	bad := errors.New("checkpoint corrupt: checksum")
+	resumeReadRun(t, false, bad, func(h *harness) { h.create("c") }, func(h *harness, confirmed, reads *atomic.Int32) {
+		h.converged()
+		if reads.Load() != 1 {
+			t.Fatalf("read %d times", reads.Load())
+		}
+		if len(h.errs.find(listwatch.PhaseList, bad)) != 1 {
+			t.Fatalf("read failure not reported once: %v", h.errs.errs)
+		}
+		if h.store.count("replace") != 1 || !strings.Contains(h.store.snapshot(), "c") {
+			t.Fatalf("store calls %v, want the list, with c", h.store.calls)
+		}
+		if confirmed.Load() != 1 {
+			t.Fatalf("Confirmed called %d times", confirmed.Load())
+		}
+	})
+}

@@ -22,7 +22,7 @@ help:
 	@echo "make bench-cli    - issue 26: kinformer get pods -A against kubectl (names, table, JSON) at 100,000 pods: time, peak RSS, same output"
 	@echo "make kubectl      - kubectl built from k8s.io/kubectl at the control plane's release, into bin/kubectl (bench-cli's reference)"
 	@echo "make test-clientgo-upstream - client-go's shared_informer_test.go on client-go's informer and on the adapter, the documented differences included (about 3 minutes)"
-	@echo "make bench-million - issue 25: 10,000, 100,000 and 1,000,000 ReplicaSets seeded into etcd, every informer variant per size (about 48 min); refuses when memory or disk is short"
+	@echo "make bench-million - issue 25: 10,000, 100,000 and 1,000,000 ReplicaSets seeded into etcd, every informer variant per size (about 42 min); refuses when memory or disk is short"
 	@echo "make bench-outage - issue 22: 10 informers per side lose the apiserver for 60 s; time until the last watches again (about 5 minutes)"
 
 test: fmt-check vet unit
@@ -124,7 +124,7 @@ bench-cli: controlplane kubectl
 # full objects, client-go full and without managedFields; a side that cannot fit is stopped at
 # -cap-mb, reported as such and not run again at that size. Then the view's relist peak and
 # warm restart at the largest size. It checks free memory and disk first and refuses with what
-# it needs. About 48 minutes here (bench/README.md). Draws the curve into
+# it needs. About 42 minutes here (bench/README.md). Draws the curve into
 # bench/million-curve.svg from the results.
 bench-million: controlplane
 	@cd bench && $(GO) run ./cmd/controlplane -million -count 3 -json results/controlplane-million.json

@@ -15,7 +15,8 @@
 // A file that passes every check is still not the truth: it is what the
 // cluster held at its resource version. package informer has the server
 // confirm that version before anything of the file is served (see
-// informer.CheckpointOptions).
+// informer.CheckpointOptions), reading only the header (ReadHeader: the
+// identity checks and the version, no object) until the server answers.
 //
 // # Format
 //

@@ -27,8 +27,8 @@ const (
 // version written with them (the informer retries every second while it is
 // not); writing happens off the informer's processing goroutine.
 //
-// Starting from a checkpoint. Run has the reflector read the file before
-// anything else, off Run's goroutine (Run returns when its context ends,
+// Starting from a checkpoint. Run has the reflector read the file's
+// header before anything else, off Run's goroutine (Run returns when its context ends,
 // whatever the file is). A checkpoint is trusted only for the cluster and
 // the objects it was written for: a path that is not a regular file, a
 // file truncated or corrupt, of another format version, of another

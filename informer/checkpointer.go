@@ -19,7 +19,8 @@ import (
 )
 
 // checkpointer is an informer's checkpoint: it reads the file for the
-// reflector to resume from (load), counts the changes the cache writer
+// reflector to resume from (load its header, then read its objects when
+// the reflector asks), counts the changes the cache writer
 // applies (changed, a change subscriber), and writes the cache when due,
 // on its own goroutine (run, a stage): a snapshot of the cache at the
 // version the cache writer has exactly reached, taken without stopping

@@ -164,23 +164,34 @@ func TestRestartFromCheckpointResumesTheWatch(t *testing.T) {
 	})
 }
 
+// restartExpired writes a checkpoint of 20 objects, changes the source
+// (whileDown) and compacts its history past the checkpoint, then starts a
+// second informer with opts, rec and provider and waits until it has
+// synced. The caller stops it.
+func restartExpired(t *testing.T, opts CheckpointOptions[*corev1.ConfigMap], rec Handler[*corev1.ConfigMap],
+	provider metrics.Provider) (*fake.Source[*corev1.ConfigMap], *ckptRun) {
+	t.Helper()
+	src := seeded(t, 20)
+	path := filepath.Join(t.TempDir(), "cms.ckpt")
+	writeFirst(t, src, path)
+	whileDown(t, src)
+	src.Compact()
+	second := startCheckpointedWith(t, src, path, opts, rec, provider)
+	if !second.inf.WaitForCacheSync(t.Context()) {
+		second.stop(t)
+		t.Fatal("not synced")
+	}
+	return src, second
+}
+
 // A checkpoint older than the server's history (410) leads to a relist
 // that delivers only the real differences: no update for the objects that
 // did not change.
 func TestRestartFromExpiredCheckpointDeliversOnlyDifferences(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := seeded(t, 20)
-		path := filepath.Join(t.TempDir(), "cms.ckpt")
-		writeFirst(t, src, path)
-		whileDown(t, src)
-		src.Compact()
-
 		rec := newViewRecorder[*corev1.ConfigMap]()
-		second := startCheckpointed(t, src, path, CheckpointOptions[*corev1.ConfigMap]{}, rec)
+		src, second := restartExpired(t, CheckpointOptions[*corev1.ConfigMap]{}, rec, nil)
 		defer second.stop(t)
-		if !second.inf.WaitForCacheSync(t.Context()) {
-			t.Fatal("not synced")
-		}
 		// Synced means the relist's differences are applied, not just the
 		// checkpoint's objects.
 		if got, want := versionsOf(second.inf.Cache().List()), versionsOf(src.Objects()); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -210,19 +221,10 @@ func TestRestartFromExpiredCheckpointDeliversOnlyDifferences(t *testing.T) {
 // towards the next checkpoint, which replaces the expired one.
 func TestRestartFromExpiredCheckpointWithSkipExpiredListsCold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := seeded(t, 20)
-		path := filepath.Join(t.TempDir(), "cms.ckpt")
-		writeFirst(t, src, path)
-		whileDown(t, src)
-		src.Compact()
-
 		rec := newViewRecorder[*corev1.ConfigMap]()
 		prov := newMetricsRecorder()
-		second := startCheckpointedWith(t, src, path, CheckpointOptions[*corev1.ConfigMap]{SkipExpired: true}, rec, prov)
+		src, second := restartExpired(t, CheckpointOptions[*corev1.ConfigMap]{SkipExpired: true}, rec, prov)
 		defer second.stop(t)
-		if !second.inf.WaitForCacheSync(t.Context()) {
-			t.Fatal("not synced")
-		}
 		synctest.Wait()
 		if got, want := versionsOf(second.inf.Cache().List()), versionsOf(src.Objects()); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("cache %v, source %v", got, want)

@@ -58,11 +58,9 @@ const (
 //     older than its history), with SkipExpired: the informer lists as
 //     without a checkpoint, and the file's objects are never read.
 //   - The server no longer has that version, without SkipExpired. This
-//     is the one case where the file is served before the server has
-//     confirmed its content: the cache is filled with it and the informer
-//     relists as soon as the cache holds it (so that the relist finds the
-//     checkpoint's objects there: a kube.Factory source hands back,
-//     undecoded, the ones it lists at the same version), and handlers get
+//     is the one case where the file is
+//     served before the server has confirmed its content: the cache is
+//     filled with it and the informer relists at once, and handlers get
 //     the checkpoint's objects as initial adds, then only the real
 //     differences the list finds: an OnAdd for a new object, an OnUpdate
 //     for a changed one (a new resource version), an OnDelete with

@@ -1,11 +1,6 @@
 package informer
 
-import (
-	"context"
-
-	"github.com/kinformer/kinformer/cache"
-	"github.com/kinformer/kinformer/reflector"
-)
+import "github.com/kinformer/kinformer/cache"
 
 // queueWriter is the cache.Writer an informer's reflector writes to: the
 // informer's delta queue, with two hooks. Every write starts a lag sample
@@ -18,29 +13,7 @@ type queueWriter[T cache.Object] struct {
 	indexer *cache.Indexer[T]
 }
 
-var (
-	_ cache.Writer[cache.Object] = queueWriter[cache.Object]{}
-	_ reflector.Applier          = queueWriter[cache.Object]{}
-)
-
-// WaitApplied returns once the cache writer has applied everything queued
-// before the call, or with ctx's error (reflector.Applier): the reflector
-// waits on it after filling the queue from an expired checkpoint, so that
-// the relist after it finds the checkpoint's objects in the cache.
-func (w queueWriter[T]) WaitApplied(ctx context.Context) error {
-	want := w.queue.Written().Seq
-	for {
-		changed := w.queue.ReachedChanged() // before the check, so no move is missed
-		if w.queue.Reached().Seq >= want {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-changed:
-		}
-	}
-}
+var _ cache.Writer[cache.Object] = queueWriter[cache.Object]{}
 
 func (w queueWriter[T]) Add(obj T) error    { return w.wrote(w.queue.Add(obj)) }
 func (w queueWriter[T]) Update(obj T) error { return w.wrote(w.queue.Update(obj)) }

@@ -148,9 +148,8 @@ type Options[T cache.Object] struct {
 	//     events;
 	//   - "expired" (410): the server no longer has that version. Unless
 	//     the state says SkipExpired, the store gets its objects, and a
-	//     relist (a consistent read) follows as soon as the store has
-	//     applied them (Applier), which a DeltaFIFO over the same
-	//     KnownObjects turns into the differences; with
+	//     relist (a consistent read) follows at once, which a DeltaFIFO
+	//     over the same KnownObjects turns into the differences; with
 	//     SkipExpired the objects are never read and the relist fills the
 	//     store as a first list would. Confirmed follows that relist;
 	//   - "too large resource version": the server is behind the state (a
@@ -168,18 +167,6 @@ type Options[T cache.Object] struct {
 	// filled it, or, with Resume, once the server has confirmed the
 	// resumed version (or a list replaced it).
 	Confirmed func()
-}
-
-// Applier is a Store whose writes are applied later, on another
-// goroutine: an informer's delta queue, which its cache writer pops into
-// the cache. After filling such a store from an expired resumed state, the
-// reflector waits on WaitApplied before it relists, so that a source that
-// hands back the objects it finds cached at the listed version (kube's
-// factory sources) finds the state's objects there, instead of decoding
-// them again because they were still queued. WaitApplied returns once
-// everything written so far has been applied, or with ctx's error.
-type Applier interface {
-	WaitApplied(ctx context.Context) error
 }
 
 // Resume is a state a reflector starts from (see Options.Resume).

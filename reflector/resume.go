@@ -55,11 +55,7 @@ func (r *Reflector[T]) resumeFrom(ctx context.Context) state[T] {
 			return state[T]{kind: stateList}
 		}
 		r.report(listwatch.PhaseList, fmt.Errorf("resume at %s, relisting: %w", rv, err))
-		if r.fillFromResume() {
-			if a, ok := r.store.(Applier); ok {
-				_ = a.WaitApplied(ctx) // only ctx ends it early, and the next step sees that
-			}
-		}
+		r.fillFromResume()
 		return state[T]{kind: stateList}
 	}
 	r.report(listwatch.PhaseList, fmt.Errorf("confirm resumed version %s: %w", rv, err))

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kinformer/kinformer/cache"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/listwatch/fake"
 	"github.com/kinformer/kinformer/reflector"
@@ -255,72 +254,4 @@ func TestReflectorListsWhenAConfirmedStateCannotBeRead(t *testing.T) {
 			t.Fatalf("Confirmed called %d times", confirmed.Load())
 		}
 	})
-}
-
-// applierStore is a store that applies its writes later (an Applier): it
-// counts WaitApplied calls and the source's lists and watches by then.
-type applierStore struct {
-	cache.Writer[obj]
-	src                *fake.Source[obj]
-	waits              atomic.Int32
-	listsAt, watchesAt atomic.Int32
-}
-
-func (s *applierStore) WaitApplied(context.Context) error {
-	s.waits.Add(1)
-	s.listsAt.Store(int32(len(s.src.ListCalls())))
-	s.watchesAt.Store(int32(len(s.src.WatchCalls())))
-	return nil
-}
-
-// After filling the store from an expired state, the reflector waits for
-// a store that applies its writes later before it relists, so that the
-// relist finds the state's objects applied; it waits for nothing when the
-// state was confirmed (no relist follows) or skipped.
-func TestReflectorWaitsForAnExpiredStateToBeAppliedBeforeRelisting(t *testing.T) {
-	for _, tc := range []struct {
-		name         string
-		expire, skip bool
-		wantWaits    int32
-	}{
-		{name: "expired", expire: true, wantWaits: 1},
-		{name: "expired, skipped", expire: true, skip: true, wantWaits: 0},
-		{name: "confirmed", wantWaits: 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var store *applierStore
-			var items []obj
-			res := reflector.Resume[obj]{SkipExpired: tc.skip, Read: func() ([]obj, error) { return items, nil }}
-			opts := plain
-			opts.Resume = func(context.Context) (*reflector.Resume[obj], error) { return &res, nil }
-			wrap := func(w cache.Writer[obj]) cache.Writer[obj] {
-				store = &applierStore{Writer: w}
-				return store
-			}
-			runWith(t, false, wrap, fake.Options[obj]{}, opts, func(h *harness) {
-				store.src = h.src
-				h.create("a", "b")
-				items, res.ResourceVersion = h.src.Objects(), h.src.ResourceVersion()
-				if tc.expire {
-					h.create("c")
-					h.src.Compact()
-				}
-			}, func(h *harness) {
-				h.converged()
-				if n := store.waits.Load(); n != tc.wantWaits {
-					t.Fatalf("WaitApplied called %d times, want %d", n, tc.wantWaits)
-				}
-				if tc.wantWaits == 1 {
-					// Only the confirming list had been made: the relist
-					// came after the wait.
-					if store.listsAt.Load() != 1 || store.watchesAt.Load() != 0 {
-						t.Fatalf("waited after %d lists and %d watches, want the confirming list only", store.listsAt.Load(), store.watchesAt.Load())
-					}
-					if lists, watches := len(h.src.ListCalls()), len(h.src.WatchCalls()); lists+watches < 2 {
-						t.Fatalf("%d lists and %d watches in all: no relist after the wait", lists, watches)
-					}
-				}
-			})
-		})
-	}
 }

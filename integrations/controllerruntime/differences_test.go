@@ -293,16 +293,25 @@ func TestHandlerPanicChild(t *testing.T) {
 	if side == "" {
 		t.Skip("run by TestConformanceHandlerPanic")
 	}
-	if os.Getenv(childCrashEnv) != "" {
-		defer func(saved []utilruntime.ErrorHandler) { utilruntime.ErrorHandlers = saved }(utilruntime.ErrorHandlers)
-		utilruntime.ErrorHandlers = append(utilruntime.ErrorHandlers,
-			func(_ context.Context, err error, _ string, _ ...any) {
-				var p *informer.HandlerPanicError
-				if errors.As(err, &p) {
-					panic(p)
-				}
-			})
-	}
+	// reported is closed once the handler's panic has been through every
+	// error handler before this one (klog's among them, which prints it):
+	// the child waits for it, so that it never exits before the report
+	// is printed (a handler's panic is reported on another goroutine).
+	reported := make(chan struct{})
+	var reportOnce sync.Once
+	crash := os.Getenv(childCrashEnv) != ""
+	defer func(saved []utilruntime.ErrorHandler) { utilruntime.ErrorHandlers = saved }(utilruntime.ErrorHandlers)
+	utilruntime.ErrorHandlers = append(utilruntime.ErrorHandlers,
+		func(_ context.Context, err error, _ string, _ ...any) {
+			var p *informer.HandlerPanicError
+			if !errors.As(err, &p) {
+				return
+			}
+			if crash {
+				panic(p)
+			}
+			reportOnce.Do(func() { close(reported) })
+		})
 	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv(childKubeconfigEnv))
 	if err != nil {
 		t.Fatal(err)
@@ -355,5 +364,12 @@ func TestHandlerPanicChild(t *testing.T) {
 		fmt.Println("told of after")
 	case <-time.After(time.Minute): // a bound against hangs, the parent reports it
 		t.Fatal("never told of after")
+	}
+	if side == "kinformer" {
+		select {
+		case <-reported:
+		case <-time.After(time.Minute):
+			t.Fatal("the handler's panic was never reported")
+		}
 	}
 }
